@@ -1,0 +1,45 @@
+"""Copying call arguments without breaking what the oracles look at.
+
+Arguments are run through several backends, and in-place ops mutate them, so each
+backend gets its own copy. A naive per-tensor clone breaks aliasing between inputs (the
+same tensor twice, two views of one base): here each distinct storage is copied once and
+every view is rebuilt on the copy with the same size, stride and storage offset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+
+def copy_args(args: Sequence[Any], device: str | torch.device | None = None) -> tuple:
+    """Deep-copy `args` (tensors, numbers, nested tuples/lists), preserving storage sharing."""
+    bases: dict[int, torch.Tensor] = {}
+
+    def copy(value):
+        if isinstance(value, torch.Tensor):
+            storage = value.untyped_storage()
+            key = storage.data_ptr() if storage.nbytes() else id(value)
+            if key not in bases:
+                flat = torch.empty(0, dtype=value.dtype, device=value.device).set_(
+                    storage, 0, (storage.nbytes() // value.element_size(),), (1,)
+                )
+                bases[key] = flat.detach().clone().to(device or value.device)
+            base = bases[key]
+            out = base.as_strided(value.size(), value.stride(), value.storage_offset())
+            return out.requires_grad_(value.requires_grad) if value.is_leaf else out
+        if isinstance(value, tuple):
+            return tuple(copy(v) for v in value)
+        if isinstance(value, list):
+            return [copy(v) for v in value]
+        return value
+
+    return tuple(copy(a) for a in args)
+
+
+def storage_key(t: torch.Tensor) -> int | None:
+    """Identity of a tensor's storage (None for empty storage, which aliases nothing)."""
+    storage = t.untyped_storage()
+    return storage.data_ptr() if storage.nbytes() else None

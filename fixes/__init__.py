@@ -22,3 +22,5 @@ from fixes._registry import (  # noqa: F401
     parse_switch,
     register,
 )
+
+import fixes.executorch_specprop  # noqa: F401

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
 import random
+import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +25,9 @@ from typing import Any
 import torch
 
 from fuzz.tensors import copy_args
+
+
+_counter = itertools.count()
 
 
 class CaseError(Exception):
@@ -74,8 +79,11 @@ class Case:
 
 def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
     where = str(path) if path else f"<case {name}>"
-    module = types.ModuleType(f"fuzz_case_{name}")
+    # Registered in sys.modules because torch.cond (even eagerly) compiles its branches
+    # with dynamo, which looks the defining module up by name.
+    module = types.ModuleType(f"fuzz_case_{name}_{next(_counter)}")
     module.__file__ = where
+    sys.modules[module.__name__] = module
     try:
         code = compile(source, where, "exec")
         exec(code, module.__dict__)

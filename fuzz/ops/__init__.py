@@ -1,0 +1,22 @@
+"""The op catalogue: every op the generator can use, described once as data.
+
+To add an op, add an `OpSpec` to the module of its family (or a new module listed
+here): its operand constraint, its symbolic shape rule and its source template. The
+generator, the renderer, coverage figures and the catalogue tests all derive from it.
+"""
+
+from fuzz.ops import branches, data_dependent, elementwise, inplace, reductions, views
+from fuzz.ops.spec import OpSpec
+
+CATALOGUE: tuple[OpSpec, ...] = (
+    elementwise.OPS + reductions.OPS + views.OPS + inplace.OPS + data_dependent.OPS
+    + branches.OPS
+)
+BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
+FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))
+assert len(BY_NAME) == len(CATALOGUE), "op names must be unique"
+
+
+def for_lanes(lanes) -> tuple[OpSpec, ...]:
+    """Ops every one of `lanes` supports."""
+    return tuple(op for op in CATALOGUE if set(lanes) <= op.lanes)

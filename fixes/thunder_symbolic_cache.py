@@ -1,0 +1,786 @@
+"""Fix: Thunder 0.2.6 `cache="symbolic values"` reuses traces whose decisions no longer hold.
+
+Upstream: https://github.com/Lightning-AI/lightning-thunder/issues/1525
+("unexpected cache hit with symbolic values cache").
+
+Cause
+-----
+Under `cache="symbolic values"` a cache entry is a (prologue, computation) pair, and a call
+hits the first entry whose prologue runs without raising. Tensor shapes and number inputs
+are traced as `NumberProxy` objects, so the computation is meant to be valid for any value
+of them. But while tracing, Python code (the user's function and Thunder's own operators)
+keeps *deciding* things from the concrete value each proxy carries:
+
+* `if a.shape[0] == 2:` / `tuple(a.shape) == (2, 2)` / `all(d > 1 for d in a.shape)`:
+  the comparison yields an `IntegerProxy(bool)` whose `__bool__` returns the traced value;
+* `range(a.shape[0])`, `lst[n]`: `__index__`; `math.sqrt(n)`: `__float__`; `int(n)`;
+  `{2: x}[a.shape[0]]`: `__hash__` (and `__eq__` + `__bool__`);
+* broadcasting (`clang.utils.compute_broadcast_shape`, `expand_impl`,
+  `maybe_broadcast_impl`, `prims.broadcast_in_dim_meta`) branches on `dim == 1` the same way;
+* some Thunder code reads `proxy.value` directly (`pyval`, `get_numberlike_value`, ...).
+
+None of these become prologue checks: `propagate_constraints` only pins *number inputs*
+reached from proxies marked static, and it stops at `prims.shape`, so decisions on tensor
+sizes are lost entirely; conversions called from C (`tuple.__eq__`, `range`, dict lookup)
+or from Thunder's own, non-interpreted code are not even marked. Number inputs are not
+type-checked either (an entry traced for `int` accepts a `float`). A later call whose
+inputs would take another branch therefore hits a trace built for the old branch.
+
+Design
+------
+While `thunder_general_jit` traces under symbolic values, a per-trace `_Recorder` keeps
+
+1. an *expression* for every NumberProxy the trace creates: a `_Leaf` for values the
+   prologue can read back (number inputs and input-tensor sizes: proxies with a provenance
+   `history`), an `_Op(fn, args)` for results of Python operators on proxies (recorded in
+   `NumberProxy._elementwise_{unary,binary}_helper`, which receive the exact Python operator
+   `fn`), and an `_Opaque(deps)` for numbers produced by any other Thunder symbol;
+2. a *decision log*: every time Python observes a proxy's value (`__bool__`, `__index__`,
+   `__int__`, `__float__`, `__complex__`, `__hash__`, a non-proxy result of a proxy operation,
+   a direct `.value` read from code that is not mere value propagation, or a proxy that
+   Thunder marked static), the expression and the value observed.
+
+When the prologue is built (`unpack_inputs`), the log becomes one extra prologue check,
+`check_symbolic_decisions(leaves...)`, a generated Python function that recomputes each
+expression from the new inputs and raises if any decision would go differently. Its
+header in the prologue trace lists the decisions in readable form. A decision that cannot
+be replayed (it depends on an `_Opaque` number) pins the input values it depends on; one
+that depends on a number of unknown origin pins every symbolic input (sound, never wrong,
+only less reuse). Each replay is validated against the traced values before it is
+emitted; a replay that does not reproduce the traced observation falls back to pinning.
+Number inputs additionally get an exact type check (`int` traced, `float` given: miss).
+
+Nothing is specialised that the trace did not decide: `a + b` on (3, 4) + (3, 4) records
+`i1 == i3`-style equalities, so (5, 6) + (5, 6) still hits; `h(a)` with (2, 3) then (2, 7)
+hits because only `a.shape[0] == 2` was decided.
+
+Not covered: decisions taken on values that never pass through a NumberProxy (e.g. the
+tensor's rank, dtype and device, which the stock prologue already checks), and reads of a
+proxy's value via `obj.__dict__`. Thunder's own static pins (`propagate_constraints`)
+are kept as they are, so they can still make a miss where replay alone would hit.
+
+Everything is a runtime monkeypatch, installed once by `_install()`; site-packages is not
+modified. The patched functions are no-ops outside `cache="symbolic values"` tracing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import operator
+import sys
+import threading
+from numbers import Number
+from typing import Any
+
+from packaging.version import Version
+
+from fixes._registry import Fix, register
+
+FIX_NAME = "thunder-symbolic-cache"
+UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"
+
+_install_lock = threading.Lock()
+_installed = False
+_originals: dict[str, Any] = {}
+
+# The recorder of the trace being built on this thread (None when not tracing under
+# symbolic values). Thread-local because Thunder may trace in several threads.
+_local = threading.local()
+
+
+def _current() -> _Recorder | None:
+    rec = getattr(_local, "recorder", None)
+    if rec is not None and rec.recording:
+        return rec
+    return None
+
+
+class SymbolicDecisionChanged(AssertionError):
+    """Raised by the generated prologue check: a traced decision would go differently.
+
+    An AssertionError like Thunder's other prologue checks; any exception is a cache miss.
+    """
+
+
+# --------------------------------------------------------------------------------------
+# Expressions
+# --------------------------------------------------------------------------------------
+
+
+class _Const:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class _Leaf:
+    """A value the prologue can read back: a number input or an input tensor's size."""
+
+    __slots__ = ("proxy",)
+
+    def __init__(self, proxy):
+        self.proxy = proxy
+
+
+class _Op:
+    """`fn(*args)` with `fn` a plain Python callable: replayable on new inputs."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, args):
+        self.fn = fn
+        self.args = args
+
+
+class _Opaque:
+    """Produced by a Thunder symbol we do not replay; its value depends only on `deps`."""
+
+    __slots__ = ("label", "deps")
+
+    def __init__(self, label, deps):
+        self.label = label
+        self.deps = deps
+
+
+class _Unknown:
+    """A number whose origin we did not see (e.g. computed from tensor data or metadata)."""
+
+    __slots__ = ("proxy",)
+
+    def __init__(self, proxy):
+        self.proxy = proxy
+
+
+class _Select:
+    """Element `i` of a tuple-valued operator (`divmod`)."""
+
+    __slots__ = ("fn", "i")
+
+    def __init__(self, fn, i):
+        self.fn, self.i = fn, i
+
+    def __call__(self, *args):
+        return self.fn(*args)[self.i]
+
+    @property
+    def __name__(self):
+        return f"{getattr(self.fn, '__name__', 'fn')}[{self.i}]"
+
+
+_INFIX = {
+    operator.eq: "==",
+    operator.ne: "!=",
+    operator.lt: "<",
+    operator.le: "<=",
+    operator.gt: ">",
+    operator.ge: ">=",
+    operator.add: "+",
+    operator.sub: "-",
+    operator.mul: "*",
+    operator.truediv: "/",
+    operator.floordiv: "//",
+    operator.mod: "%",
+    operator.pow: "**",
+    operator.and_: "&",
+    operator.or_: "|",
+    operator.xor: "^",
+}
+_PREFIX = {operator.neg: "-", operator.pos: "+", operator.inv: "~"}
+
+
+def _describe(node, names) -> str:
+    if isinstance(node, _Const):
+        return repr(node.value)
+    if isinstance(node, _Leaf):
+        return names.get(id(node), node.proxy.name)
+    if isinstance(node, _Op):
+        args = [_describe(a, names) for a in node.args]
+        if node.fn in _INFIX and len(args) == 2:
+            return f"({args[0]} {_INFIX[node.fn]} {args[1]})"
+        if node.fn in _PREFIX and len(args) == 1:
+            return f"{_PREFIX[node.fn]}{args[0]}"
+        return f"{getattr(node.fn, '__name__', 'fn')}({', '.join(args)})"
+    if isinstance(node, _Opaque):
+        return f"{node.label}(...)"
+    return "?"
+
+
+def _leaves(node, out: dict, seen: set) -> bool:
+    """Collects the leaves under `node` into `out` (by proxy name); False if any is unknown."""
+    if id(node) in seen:
+        return True
+    seen.add(id(node))
+    if isinstance(node, _Leaf):
+        out.setdefault(node.proxy.name, node)
+        return True
+    if isinstance(node, _Unknown):
+        return False
+    children = node.args if isinstance(node, _Op) else node.deps if isinstance(node, _Opaque) else ()
+    ok = True
+    for c in children:
+        ok = _leaves(c, out, seen) and ok
+    return ok
+
+
+def _has_opaque(node, seen=None) -> bool:
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return False
+    seen.add(id(node))
+    if isinstance(node, _Opaque):
+        return True
+    if isinstance(node, _Op):
+        return any(_has_opaque(a, seen) for a in node.args)
+    return False
+
+
+def _raw_value(proxy):
+    # Read the traced value without going through the recording `.value` descriptor.
+    return proxy.__dict__.get("value")
+
+
+def _evaluate(node, env: dict):
+    """Replays `node` with leaf values from `env` (proxy name -> value)."""
+    if isinstance(node, _Const):
+        return node.value
+    if isinstance(node, _Leaf):
+        return env[node.proxy.name]
+    if isinstance(node, _Op):
+        return node.fn(*(_evaluate(a, env) for a in node.args))
+    raise TypeError("not replayable")
+
+
+# Decision kinds: how the observed value is compared on replay.
+def _same(a, b) -> bool:
+    return a == b or (a != a and b != b)  # NaN observed stays NaN
+
+
+def _check_holds(kind: str, value, observed) -> bool:
+    if kind == "bool":
+        return bool(value) is observed
+    if kind == "index":
+        return operator.index(value) == observed
+    if kind == "int":
+        return int(value) == observed
+    if kind == "float":
+        return _same(float(value), observed)
+    if kind == "complex":
+        return _same(complex(value), observed)
+    if kind == "hash":
+        return hash(value) == observed
+    if kind == "value":
+        return type(value) is type(observed) and _same(value, observed)
+    raise AssertionError(kind)
+
+
+_KIND_TEXT = {
+    "bool": "bool({}) is {!r}",
+    "index": "index({}) == {!r}",
+    "int": "int({}) == {!r}",
+    "float": "float({}) == {!r}",
+    "complex": "complex({}) == {!r}",
+    "hash": "hash({}) == {!r}",
+    "value": "{} == {!r} (value read)",
+}
+
+
+# --------------------------------------------------------------------------------------
+# Recording
+# --------------------------------------------------------------------------------------
+
+
+class _Recorder:
+    """Expressions and decisions of one `thunder_general_jit` trace under symbolic values."""
+
+    def __init__(self, NumberProxy, TensorProxy):
+        self.NumberProxy = NumberProxy
+        self.TensorProxy = TensorProxy
+        self.nodes: dict[int, Any] = {}  # id(NumberProxy) -> node
+        self.keep: list = []  # keeps recorded proxies alive, so their ids stay unique
+        self.decisions: list[tuple[Any, str, Any]] = []
+        self.recording = True
+
+    def node(self, x):
+        if isinstance(x, self.NumberProxy):
+            n = self.nodes.get(id(x))
+            if n is None:
+                n = _Leaf(x) if x.history is not None else _Unknown(x)
+                self.nodes[id(x)] = n
+                self.keep.append(x)
+            return n
+        if isinstance(x, Number) or x is None:
+            return _Const(x)
+        if isinstance(x, (tuple, list)) and not any(isinstance(i, self.NumberProxy) for i in x):
+            return _Const(x)
+        return None  # a tensor or something we cannot replay
+
+    def derive(self, result, fn, args):
+        """`result = fn(*args)` computed on proxies by a Python operator."""
+        arg_nodes = [self.node(a) for a in args]
+        if any(n is None for n in arg_nodes):
+            return
+        outs = [(result, fn)]
+        if isinstance(result, tuple):
+            outs = [(r, _Select(fn, i)) for i, r in enumerate(result)]
+        for r, f in outs:
+            if isinstance(r, self.NumberProxy):
+                self.nodes[id(r)] = _Op(f, tuple(arg_nodes))
+                self.keep.append(r)
+            elif isinstance(r, Number) and any(isinstance(a, self.NumberProxy) for a in args):
+                # A plain number computed from proxies (no trace context was active): the
+                # value escaped into Python, which is a decision on it.
+                self.decisions.append((_Op(f, tuple(arg_nodes)), "value", r))
+
+    def derive_from_symbol(self, sym, args, kwargs, result):
+        """Numbers produced by any Thunder symbol: remember what they depend on."""
+        from thunder.core.pytree import tree_flatten
+
+        flat_out, _ = tree_flatten(result)
+        new = [r for r in flat_out if isinstance(r, self.NumberProxy) and id(r) not in self.nodes and r.history is None]
+        if not new:
+            return
+        flat_in, _ = tree_flatten((args, kwargs))
+        deps = []
+        for a in flat_in:
+            if isinstance(a, self.NumberProxy):
+                deps.append(self.node(a))
+            elif isinstance(a, self.TensorProxy):
+                deps = None  # depends on tensor data or metadata we do not model
+                break
+        for r in new:
+            self.nodes[id(r)] = _Opaque(sym.name, tuple(deps)) if deps is not None else _Unknown(r)
+            self.keep.append(r)
+
+    def decide(self, proxy, kind, observed):
+        if observed is None:
+            return
+        self.decisions.append((self.node(proxy), kind, observed))
+
+    # ----------------------------------------------------------------------------------
+
+    def build_check(self, pro_to_comp):
+        """Turns the decision log into `(emit, *leaf_proxies)`, a prologue constraint."""
+        from thunder.core.proxies import TensorProxy, unvariableify
+
+        decisions = list(self.decisions)
+        # Thunder's own static marks (bool lookaside, torch.device index, ...) on derived
+        # numbers: propagate_constraints cannot push them through prims.shape, pin them here.
+        for p in self.keep:
+            node = self.nodes.get(id(p))
+            if isinstance(node, (_Op, _Opaque)) and p.is_static_constrained():
+                decisions.append((node, "value", _raw_value(p)))
+
+        inputs = [unvariableify(v) for v in pro_to_comp]
+        number_inputs = [p for p in inputs if isinstance(p, self.NumberProxy) and p.history is not None]
+        all_leaves: dict[str, _Leaf] = {}
+        for p in inputs:
+            if isinstance(p, TensorProxy):
+                for s in p.shape:
+                    if isinstance(s, self.NumberProxy) and s.history is not None:
+                        all_leaves.setdefault(s.name, self.node(s))
+            elif isinstance(p, self.NumberProxy) and p.history is not None:
+                all_leaves.setdefault(p.name, self.node(p))
+
+        checks: list[tuple[Any, str, Any]] = []
+        pins: dict[str, _Leaf] = {}
+        pin_all = False
+        seen_keys = set()
+        for node, kind, observed in decisions:
+            key = (id(node), kind, type(observed), repr(observed))
+            if key in seen_keys:
+                continue
+            seen_keys.add(key)
+            if isinstance(node, _Const):
+                continue  # a constant: the decision cannot change
+            leaves: dict[str, _Leaf] = {}
+            if not _leaves(node, leaves, set()):
+                pin_all = True
+                continue
+            if not leaves:
+                continue  # depends on no input
+            if _has_opaque(node) or not self._replays(node, kind, observed, leaves):
+                pins.update(leaves)
+                continue
+            checks.append((node, kind, observed))
+
+        if pin_all:
+            pins.update(all_leaves)
+            # Unknown numbers could come from any input: also pin leaves seen in decisions.
+            for node, _, _ in decisions:
+                _leaves(node, pins, set())
+
+        for name, leaf in pins.items():
+            checks.append((leaf, "value", _raw_value(leaf.proxy)))
+
+        # Number inputs: exact Python type (an entry traced with an int must not take a float).
+        typed: dict[str, Any] = {}
+        for p in number_inputs:
+            typed.setdefault(p.name, p)
+        for node, _, _ in checks:
+            found: dict[str, _Leaf] = {}
+            _leaves(node, found, set())
+            for name, leaf in found.items():
+                if not _is_tensor_size(leaf.proxy):
+                    typed.setdefault(name, leaf.proxy)
+
+        if not checks and not typed:
+            return None
+        return _compile_check(checks, typed)
+
+    def _replays(self, node, kind, observed, leaves) -> bool:
+        # The replay must reproduce the traced observation on the traced values; otherwise
+        # (operator semantics we do not mirror, an exception) the caller pins instead.
+        env = {name: _raw_value(leaf.proxy) for name, leaf in leaves.items()}
+        try:
+            return _check_holds(kind, _evaluate(node, env), observed)
+        except Exception:
+            return False
+
+
+def _is_tensor_size(proxy) -> bool:
+    # A size of an input tensor: history is BINARY_SUBSCR(LOAD_ATTR(<tensor>, 'shape'), i).
+    h = proxy.history
+    try:
+        src = h.inputs[0]
+        return str(getattr(src.inst, "opname", src.inst)).endswith("LOAD_ATTR") and src.inputs[1].value == "shape"
+    except Exception:
+        return False
+
+
+# --------------------------------------------------------------------------------------
+# The generated prologue check
+# --------------------------------------------------------------------------------------
+
+_check_counter = 0
+
+
+def _compile_check(checks, typed):
+    """Generates `check_symbolic_decisions(*leaves)` and returns the prologue constraint."""
+    global _check_counter
+    leaf_proxies: dict[str, Any] = {}
+    for node, _, _ in checks:
+        found: dict[str, _Leaf] = {}
+        _leaves(node, found, set())
+        for name, leaf in found.items():
+            leaf_proxies.setdefault(name, leaf.proxy)
+    for name, p in typed.items():
+        leaf_proxies.setdefault(name, p)
+    order = list(leaf_proxies)
+    index = {name: i for i, name in enumerate(order)}
+
+    ns: dict[str, Any] = {"_Changed": SymbolicDecisionChanged, "_same": _same, "_index": operator.index}
+    consts: dict[int, str] = {}
+
+    def const(v) -> str:
+        k = id(v)
+        if k not in consts:
+            consts[k] = f"_c{len(consts)}"
+            ns[consts[k]] = v
+        return consts[k]
+
+    body: list[str] = []
+    exprs: dict[int, str] = {}
+    keep_alive = []  # objects whose id() keys `consts`/`exprs` must stay alive meanwhile
+
+    def emit(node) -> str:
+        if id(node) in exprs:
+            return exprs[id(node)]
+        if isinstance(node, _Const):
+            keep_alive.append(node.value)
+            s = const(node.value)
+        elif isinstance(node, _Leaf):
+            s = f"L{index[node.proxy.name]}"
+        else:
+            args = [emit(a) for a in node.args]
+            keep_alive.append(node.fn)
+            s = f"t{len(exprs)}"
+            body.append(f"    {s} = {const(node.fn)}({', '.join(args)})")
+        exprs[id(node)] = s
+        return s
+
+    descriptions = []
+    for name, p in typed.items():
+        t = p.python_type
+        keep_alive.append(t)
+        body.append(f"    if type(L{index[name]}) is not {const(t)}:")
+        body.append(f"        raise _Changed('expected {name} to be of type {t.__name__}')")
+        descriptions.append(f"type({name}) is {t.__name__}")
+    for i, (node, kind, observed) in enumerate(checks):
+        v = emit(node)
+        keep_alive.append(observed)
+        o = const(observed)
+        cond = {
+            "bool": f"bool({v}) is not {o}",
+            "index": f"_index({v}) != {o}",
+            "int": f"int({v}) != {o}",
+            "float": f"not _same(float({v}), {o})",
+            "complex": f"not _same(complex({v}), {o})",
+            "hash": f"hash({v}) != {o}",
+            "value": f"type({v}) is not type({o}) or not _same({v}, {o})",
+        }[kind]
+        text = _KIND_TEXT[kind].format(_describe(node, {}), observed)
+        descriptions.append(text)
+        body.append(f"    if {cond}:")
+        body.append(f"        raise _Changed({text!r})")
+
+    _check_counter += 1
+    fname = "check_symbolic_decisions"
+    params = ", ".join(f"L{i}" for i in range(len(order)))
+    src = f"def {fname}({params}):\n" + ("\n".join(body) if body else "    pass") + "\n"
+    exec(compile(src, f"<{FIX_NAME} check #{_check_counter}>", "exec"), ns)
+    fn = ns[fname]
+    fn.__source__ = src
+
+    def emit_into_prologue(*leaves):
+        _symbol_for(fn, descriptions)(*leaves)
+
+    return (emit_into_prologue, *(leaf_proxies[n] for n in order))
+
+
+def _symbol_for(fn, descriptions):
+    from thunder.core.prims import OpTags
+    from thunder.core.symbol import Symbol
+
+    name = fn.__name__
+    header = [f"{FIX_NAME}: the trace decided (replayed on every call):"] + [f"  {d}" for d in descriptions]
+
+    def bind_postprocess(bsym):
+        # The generated prologue calls `name` from this context; the header shows the
+        # decisions above the call in `thunder.last_prologue_traces(...)`.
+        bsym._call_ctx = {name: fn}
+        bsym.header = header
+
+    return Symbol(
+        name=name,
+        id=f"{FIX_NAME}.{name}",
+        meta=lambda *args: None,
+        is_prim=True,
+        tags=[OpTags.DONT_DCE],
+        python_impl=fn,  # kept as is by transform_for_execution(pythonex)
+        _bind_postprocess=bind_postprocess,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Reads of `NumberProxy.value`
+# --------------------------------------------------------------------------------------
+
+# Code that reads a proxy's value only to propagate it into a new proxy (or to print it)
+# is not a decision. `_PASS_THROUGH` functions just hand the value to their caller, which
+# is judged instead.
+_BENIGN_CODES: set = set()
+_PASS_THROUGH_CODES: set = set()
+
+
+def _codes_of(obj) -> set:
+    out = set()
+    code = getattr(obj, "__code__", None)
+    stack = [code] if code is not None else []
+    while stack:
+        c = stack.pop()
+        out.add(c)
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+    return out
+
+
+def _benign_reader(frame) -> bool:
+    while frame is not None and frame.f_code in _PASS_THROUGH_CODES:
+        frame = frame.f_back
+    return frame is None or frame.f_code in _BENIGN_CODES
+
+
+class _RecordedValue:
+    """Data descriptor replacing the `value` attribute of NumberProxy instances."""
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        try:
+            v = obj.__dict__["value"]
+        except KeyError:
+            raise AttributeError("value") from None
+        rec = _current()
+        if rec is not None and v is not None and not _benign_reader(sys._getframe(1)):
+            rec.decide(obj, "value", v)
+        return v
+
+    def __set__(self, obj, v):
+        obj.__dict__["value"] = v
+
+
+# --------------------------------------------------------------------------------------
+# Installation
+# --------------------------------------------------------------------------------------
+
+
+def _install() -> None:
+    global _installed
+    with _install_lock:
+        if _installed:
+            return
+        from fixes.compat_thunder_named_tensor import import_thunder
+
+        thunder = import_thunder()
+        import thunder.core.jit_ext as jit_ext
+        import thunder.core.prims as prims
+        import thunder.core.proxies as proxies
+        import thunder.core.utils as tutils
+        from thunder.core.compile_data import get_cache_option
+        from thunder.core.options import CACHE_OPTIONS
+        from thunder.core.symbol import Symbol
+
+        NumberProxy, IntegerProxy, TensorProxy = proxies.NumberProxy, proxies.IntegerProxy, proxies.TensorProxy
+
+        # 1. Conversions: the value Python observes.
+        def observing(kind, original):
+            @functools.wraps(original)
+            def method(self, *args):
+                result = original(self, *args)
+                rec = _current()
+                if rec is not None:
+                    rec.decide(self, kind, result)
+                return result
+
+            return method
+
+        for cls, attr, kind in (
+            (NumberProxy, "__bool__", "bool"),
+            (NumberProxy, "__int__", "int"),
+            (NumberProxy, "__float__", "float"),
+            (NumberProxy, "__complex__", "complex"),
+            (NumberProxy, "__hash__", "hash"),
+            (IntegerProxy, "__index__", "index"),
+        ):
+            original = cls.__dict__[attr]
+            _originals[f"{cls.__name__}.{attr}"] = original
+            setattr(cls, attr, observing(kind, original))
+
+        # 2. Python operators on proxies: the exact Python function is passed in as `fn`.
+        bin_helper = NumberProxy.__dict__["_elementwise_binary_helper"].__func__
+        un_helper = NumberProxy.__dict__["_elementwise_unary_helper"].__func__
+        _originals["NumberProxy._elementwise_binary_helper"] = bin_helper
+        _originals["NumberProxy._elementwise_unary_helper"] = un_helper
+
+        @functools.wraps(bin_helper)
+        def binary_helper(a, b, name, fn, type_promotion_kind=None):
+            result = bin_helper(a, b, name, fn, type_promotion_kind)
+            rec = _current()
+            if rec is not None:
+                rec.derive(result, fn, (a, b))
+            return result
+
+        @functools.wraps(un_helper)
+        def unary_helper(a, name, fn, type_promotion_kind=None):
+            result = un_helper(a, name, fn, type_promotion_kind)
+            rec = _current()
+            if rec is not None:
+                rec.derive(result, fn, (a,))
+            return result
+
+        NumberProxy._elementwise_binary_helper = staticmethod(binary_helper)
+        NumberProxy._elementwise_unary_helper = staticmethod(unary_helper)
+
+        # 3. Numbers made by any other symbol (direct prim calls inside Thunder): remember
+        #    their inputs so a decision on them can at least pin those inputs.
+        sym_call = Symbol.__call__
+        _originals["Symbol.__call__"] = sym_call
+
+        @functools.wraps(sym_call)
+        def symbol_call(self, *args, **kwargs):
+            result = sym_call(self, *args, **kwargs)
+            rec = _current()
+            if rec is not None:
+                rec.derive_from_symbol(self, args, kwargs, result)
+            return result
+
+        Symbol.__call__ = symbol_call
+
+        # 4. Direct `.value` reads outside value propagation.
+        _BENIGN_CODES.update(_benign_code_objects(proxies, prims, tutils, NumberProxy))
+        _PASS_THROUGH_CODES.update(_codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value))
+        NumberProxy.value = _RecordedValue()
+
+        # 5. The recording window, and the prologue check.
+        general_jit = jit_ext.thunder_general_jit
+        propagate = jit_ext.propagate_constraints
+        unpack_inputs = jit_ext.unpack_inputs
+        _originals.update(thunder_general_jit=general_jit, propagate_constraints=propagate, unpack_inputs=unpack_inputs)
+
+        @functools.wraps(general_jit)
+        def thunder_general_jit(fn, args, kwargs, /, **options):
+            if get_cache_option() is not CACHE_OPTIONS.SYMBOLIC_VALUES:
+                return general_jit(fn, args, kwargs, **options)
+            previous = getattr(_local, "recorder", None)
+            _local.recorder = _Recorder(NumberProxy, TensorProxy)
+            try:
+                return general_jit(fn, args, kwargs, **options)
+            finally:
+                _local.recorder = previous
+
+        @functools.wraps(propagate)
+        def propagate_constraints(ctx, inputs, intermediates, computation_trace):
+            # Interpretation is over: what follows builds the prologue and reads values
+            # for its own checks, which are not decisions of the traced program.
+            rec = getattr(_local, "recorder", None)
+            if rec is not None:
+                rec.recording = False
+            return propagate(ctx, inputs, intermediates, computation_trace)
+
+        @functools.wraps(unpack_inputs)
+        def unpack_inputs_with_decisions(ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs):
+            rec = getattr(_local, "recorder", None)
+            if rec is not None:
+                rec.recording = False
+                constraint = rec.build_check(pro_to_comp_inps)
+                if constraint is not None:
+                    # Appended after Thunder's own constraints (tensor metadata first); the
+                    # original unpacks every Proxy argument, then calls constraint[0](*args)
+                    # inside the prologue trace context.
+                    ctx._constraints.append(constraint)
+            return unpack_inputs(ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs)
+
+        jit_ext.thunder_general_jit = thunder_general_jit
+        thunder.thunder_general_jit = thunder_general_jit  # acquire_initial_trace looks it up here
+        jit_ext.propagate_constraints = propagate_constraints
+        jit_ext.unpack_inputs = unpack_inputs_with_decisions
+        _installed = True
+
+
+def _benign_code_objects(proxies, prims, tutils, NumberProxy) -> set:
+    codes = set()
+    # The proxy classes' own methods: repr/type_string/replace/known_value, the helpers
+    # (their results are recorded as expressions) and the conversions (recorded).
+    for cls in NumberProxy.__mro__ + tuple(NumberProxy.__subclasses__()):
+        for v in vars(cls).values():
+            codes |= _codes_of(getattr(v, "__func__", v))
+    # Prim metas that compute a new number proxy's value from their inputs' values: the
+    # output is itself recorded (as an expression of those inputs).
+    for meta_factory in ("_elementwise_binary_meta_factory", "_elementwise_unary_meta_factory"):
+        if hasattr(prims, meta_factory):
+            codes |= _codes_of(getattr(prims, meta_factory))
+    for meta in ("_convert_element_type_meta", "real_meta", "imag_meta"):
+        if hasattr(prims, meta):
+            codes |= _codes_of(getattr(prims, meta))
+    return codes
+
+
+register(
+    Fix(
+        name=FIX_NAME,
+        package="lightning-thunder",
+        upstream=UPSTREAM,
+        summary=(
+            'cache="symbolic values": record every decision taken on a symbolic value while '
+            "tracing (comparisons' truth, __index__/__int__/__float__/__hash__, broadcasting, "
+            "value reads) and replay them in the prologue, so a call hits only when each "
+            "decision would go the same way; number inputs are type-checked"
+        ),
+        versions="==0.2.6",
+        covers=lambda v: v == Version("0.2.6"),
+        already_fixed=lambda v: False,
+        install=_install,
+    )
+)

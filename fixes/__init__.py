@@ -24,3 +24,4 @@ from fixes._registry import (  # noqa: F401
 )
 
 import fixes.executorch_specprop  # noqa: F401
+import fixes.thunder_symbolic_cache  # noqa: F401

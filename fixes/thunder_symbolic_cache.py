@@ -191,15 +191,33 @@ _INFIX = {
 _PREFIX = {operator.neg: "-", operator.pos: "+", operator.inv: "~"}
 
 
-def _describe(node, names) -> str:
+def _key(node, memo: dict) -> tuple:
+    """Structural identity of an expression (the same computation on the same inputs)."""
+    k = memo.get(id(node))
+    if k is None:
+        if isinstance(node, _Const):
+            k = ("c", type(node.value).__name__, repr(node.value))
+        elif isinstance(node, _Leaf):
+            k = ("l", node.proxy.name)
+        elif isinstance(node, _Op):
+            k = ("o", id(node.fn), *(_key(a, memo) for a in node.args))
+        else:
+            k = ("x", id(node))
+        memo[id(node)] = k
+    return k
+
+
+def _render(node, leaf_text, top=True) -> str:
+    """Readable form of an expression; `leaf_text(leaf)` names the leaves."""
     if isinstance(node, _Const):
         return repr(node.value)
     if isinstance(node, _Leaf):
-        return names.get(id(node), node.proxy.name)
+        return leaf_text(node)
     if isinstance(node, _Op):
-        args = [_describe(a, names) for a in node.args]
+        args = [_render(a, leaf_text, top=False) for a in node.args]
         if node.fn in _INFIX and len(args) == 2:
-            return f"({args[0]} {_INFIX[node.fn]} {args[1]})"
+            s = f"{args[0]} {_INFIX[node.fn]} {args[1]}"
+            return s if top else f"({s})"
         if node.fn in _PREFIX and len(args) == 1:
             return f"{_PREFIX[node.fn]}{args[0]}"
         return f"{getattr(node.fn, '__name__', 'fn')}({', '.join(args)})"
@@ -225,20 +243,14 @@ def _leaves(node, out: dict, seen: set) -> bool:
     return ok
 
 
-def _has_opaque(node, seen=None) -> bool:
-    seen = set() if seen is None else seen
-    if id(node) in seen:
-        return False
-    seen.add(id(node))
+def _has_opaque(node) -> bool:
     if isinstance(node, _Opaque):
         return True
-    if isinstance(node, _Op):
-        return any(_has_opaque(a, seen) for a in node.args)
-    return False
+    return isinstance(node, _Op) and any(_has_opaque(a) for a in node.args)
 
 
 def _raw_value(proxy):
-    # Read the traced value without going through the recording `.value` descriptor.
+    # The traced value, read without going through the recording `.value` descriptor.
     return proxy.__dict__.get("value")
 
 
@@ -253,38 +265,25 @@ def _evaluate(node, env: dict):
     raise TypeError("not replayable")
 
 
-# Decision kinds: how the observed value is compared on replay.
 def _same(a, b) -> bool:
-    return a == b or (a != a and b != b)  # NaN observed stays NaN
+    return a == b or (a != a and b != b)  # a NaN observed must stay NaN
 
 
-def _check_holds(kind: str, value, observed) -> bool:
-    if kind == "bool":
-        return bool(value) is observed
-    if kind == "index":
-        return operator.index(value) == observed
-    if kind == "int":
-        return int(value) == observed
-    if kind == "float":
-        return _same(float(value), observed)
-    if kind == "complex":
-        return _same(complex(value), observed)
-    if kind == "hash":
-        return hash(value) == observed
-    if kind == "value":
-        return type(value) is type(observed) and _same(value, observed)
-    raise AssertionError(kind)
-
-
-_KIND_TEXT = {
-    "bool": "bool({}) is {!r}",
-    "index": "index({}) == {!r}",
-    "int": "int({}) == {!r}",
-    "float": "float({}) == {!r}",
-    "complex": "complex({}) == {!r}",
-    "hash": "hash({}) == {!r}",
-    "value": "{} == {!r} (value read)",
+# How an observation is compared on replay: kind -> (failure condition, readable form).
+_KINDS = {
+    "bool": ("bool({v}) is not {o}", "bool({e}) is {r}"),
+    "index": ("_index({v}) != {o}", "index({e}) == {r}"),
+    "int": ("int({v}) != {o}", "int({e}) == {r}"),
+    "float": ("not _same(float({v}), {o})", "float({e}) == {r}"),
+    "complex": ("not _same(complex({v}), {o})", "complex({e}) == {r}"),
+    "hash": ("hash({v}) != {o}", "hash({e}) == {r}"),
+    "value": ("type({v}) is not type({o}) or not _same({v}, {o})", "{e} == {r}"),
 }
+
+
+def _holds(kind: str, value, observed) -> bool:
+    ns = {"_same": _same, "_index": operator.index, "v": value, "o": observed}
+    return not eval(_KINDS[kind][0].format(v="v", o="o"), ns)
 
 
 # --------------------------------------------------------------------------------------
@@ -307,6 +306,7 @@ class _Recorder:
         if isinstance(x, self.NumberProxy):
             n = self.nodes.get(id(x))
             if n is None:
+                # Proxies with a provenance are inputs the prologue can unpack again.
                 n = _Leaf(x) if x.history is not None else _Unknown(x)
                 self.nodes[id(x)] = n
                 self.keep.append(x)
@@ -315,23 +315,24 @@ class _Recorder:
             return _Const(x)
         if isinstance(x, (tuple, list)) and not any(isinstance(i, self.NumberProxy) for i in x):
             return _Const(x)
-        return None  # a tensor or something we cannot replay
+        return None  # a tensor or something else we cannot replay
 
     def derive(self, result, fn, args):
-        """`result = fn(*args)` computed on proxies by a Python operator."""
+        """`result = fn(*args)`, a Python operator applied to proxies."""
         arg_nodes = [self.node(a) for a in args]
         if any(n is None for n in arg_nodes):
             return
         outs = [(result, fn)]
-        if isinstance(result, tuple):
+        if isinstance(result, tuple):  # divmod
             outs = [(r, _Select(fn, i)) for i, r in enumerate(result)]
         for r, f in outs:
             if isinstance(r, self.NumberProxy):
+                # Overrides what derive_from_symbol recorded for the inner prim call: the
+                # Python operator is the exact semantics to replay.
                 self.nodes[id(r)] = _Op(f, tuple(arg_nodes))
                 self.keep.append(r)
             elif isinstance(r, Number) and any(isinstance(a, self.NumberProxy) for a in args):
-                # A plain number computed from proxies (no trace context was active): the
-                # value escaped into Python, which is a decision on it.
+                # Evaluated eagerly (no trace context): the value escaped into plain Python.
                 self.decisions.append((_Op(f, tuple(arg_nodes)), "value", r))
 
     def derive_from_symbol(self, sym, args, kwargs, result):
@@ -339,7 +340,11 @@ class _Recorder:
         from thunder.core.pytree import tree_flatten
 
         flat_out, _ = tree_flatten(result)
-        new = [r for r in flat_out if isinstance(r, self.NumberProxy) and id(r) not in self.nodes and r.history is None]
+        new = [
+            r
+            for r in flat_out
+            if isinstance(r, self.NumberProxy) and id(r) not in self.nodes and r.history is None
+        ]
         if not new:
             return
         flat_in, _ = tree_flatten((args, kwargs))
@@ -355,27 +360,28 @@ class _Recorder:
             self.keep.append(r)
 
     def decide(self, proxy, kind, observed):
-        if observed is None:
-            return
-        self.decisions.append((self.node(proxy), kind, observed))
+        if observed is not None:
+            self.decisions.append((self.node(proxy), kind, observed))
 
     # ----------------------------------------------------------------------------------
 
     def build_check(self, pro_to_comp):
-        """Turns the decision log into `(emit, *leaf_proxies)`, a prologue constraint."""
+        """Turns the decision log into a prologue constraint `(emit, *leaf_proxies)`."""
         from thunder.core.proxies import TensorProxy, unvariableify
 
         decisions = list(self.decisions)
-        # Thunder's own static marks (bool lookaside, torch.device index, ...) on derived
-        # numbers: propagate_constraints cannot push them through prims.shape, pin them here.
+        # Numbers Thunder itself marked static (bool lookaside, torch.device index, ...):
+        # propagate_constraints pins them only when they reach a number input directly, not
+        # through prims.shape, so pin the derived ones here too.
         for p in self.keep:
             node = self.nodes.get(id(p))
             if isinstance(node, (_Op, _Opaque)) and p.is_static_constrained():
-                decisions.append((node, "value", _raw_value(p)))
+                v = _raw_value(p)
+                decisions.append((node, "bool" if type(v) is bool else "value", v))
 
         inputs = [unvariableify(v) for v in pro_to_comp]
-        number_inputs = [p for p in inputs if isinstance(p, self.NumberProxy) and p.history is not None]
-        all_leaves: dict[str, _Leaf] = {}
+        all_leaves: dict[str, _Leaf] = {}  # every symbolic input value of this trace
+        typed: dict[str, Any] = {}  # number inputs: their Python type is checked
         for p in inputs:
             if isinstance(p, TensorProxy):
                 for s in p.shape:
@@ -383,42 +389,36 @@ class _Recorder:
                         all_leaves.setdefault(s.name, self.node(s))
             elif isinstance(p, self.NumberProxy) and p.history is not None:
                 all_leaves.setdefault(p.name, self.node(p))
+                if not _is_tensor_size(p):
+                    typed.setdefault(p.name, p)
 
-        checks: list[tuple[Any, str, Any]] = []
+        memo: dict = {}
+        checks: dict[tuple, tuple[Any, str, Any]] = {}
         pins: dict[str, _Leaf] = {}
         pin_all = False
-        seen_keys = set()
         for node, kind, observed in decisions:
-            key = (id(node), kind, type(observed), repr(observed))
-            if key in seen_keys:
-                continue
-            seen_keys.add(key)
             if isinstance(node, _Const):
-                continue  # a constant: the decision cannot change
+                continue  # nothing symbolic was decided
+            key = (_key(node, memo), kind, type(observed).__name__, repr(observed))
+            if key in checks:
+                continue
             leaves: dict[str, _Leaf] = {}
             if not _leaves(node, leaves, set()):
-                pin_all = True
-                continue
-            if not leaves:
+                pin_all = True  # depends on a number of unknown origin
+            elif not leaves:
                 continue  # depends on no input
-            if _has_opaque(node) or not self._replays(node, kind, observed, leaves):
-                pins.update(leaves)
-                continue
-            checks.append((node, kind, observed))
-
+            elif _has_opaque(node) or not self._replays(node, kind, observed, leaves):
+                pins.update(leaves)  # cannot replay: pin the inputs it depends on
+            else:
+                checks[key] = (node, kind, observed)
         if pin_all:
             pins.update(all_leaves)
-            # Unknown numbers could come from any input: also pin leaves seen in decisions.
             for node, _, _ in decisions:
                 _leaves(node, pins, set())
 
-        for name, leaf in pins.items():
+        checks = list(checks.values())
+        for leaf in pins.values():
             checks.append((leaf, "value", _raw_value(leaf.proxy)))
-
-        # Number inputs: exact Python type (an entry traced with an int must not take a float).
-        typed: dict[str, Any] = {}
-        for p in number_inputs:
-            typed.setdefault(p.name, p)
         for node, _, _ in checks:
             found: dict[str, _Leaf] = {}
             _leaves(node, found, set())
@@ -428,25 +428,26 @@ class _Recorder:
 
         if not checks and not typed:
             return None
-        return _compile_check(checks, typed)
+        return _compile_check(checks, typed, memo)
 
     def _replays(self, node, kind, observed, leaves) -> bool:
-        # The replay must reproduce the traced observation on the traced values; otherwise
-        # (operator semantics we do not mirror, an exception) the caller pins instead.
+        # The replay must reproduce the traced observation from the traced values; if it
+        # does not (operator semantics we do not mirror, an exception), the caller pins.
         env = {name: _raw_value(leaf.proxy) for name, leaf in leaves.items()}
         try:
-            return _check_holds(kind, _evaluate(node, env), observed)
+            return _holds(kind, _evaluate(node, env), observed)
         except Exception:
             return False
 
 
 def _is_tensor_size(proxy) -> bool:
-    # A size of an input tensor: history is BINARY_SUBSCR(LOAD_ATTR(<tensor>, 'shape'), i).
-    h = proxy.history
+    """A size of an input tensor: BINARY_SUBSCR(LOAD_ATTR(<tensor>, 'shape'), i)."""
+    from thunder.core.interpreter import PseudoInst
+
     try:
-        src = h.inputs[0]
-        return str(getattr(src.inst, "opname", src.inst)).endswith("LOAD_ATTR") and src.inputs[1].value == "shape"
-    except Exception:
+        src = proxy.history.inputs[0]
+        return src.inst is PseudoInst.LOAD_ATTR and src.inputs[1].value == "shape"
+    except (AttributeError, IndexError):
         return False
 
 
@@ -454,12 +455,11 @@ def _is_tensor_size(proxy) -> bool:
 # The generated prologue check
 # --------------------------------------------------------------------------------------
 
-_check_counter = 0
+_LEAF_MARK = "\x00"  # leaf placeholders in descriptions, filled with the prologue's names
 
 
-def _compile_check(checks, typed):
-    """Generates `check_symbolic_decisions(*leaves)` and returns the prologue constraint."""
-    global _check_counter
+def _compile_check(checks, typed, memo):
+    """Generates `check_symbolic_decisions(*leaves)`; returns the prologue constraint."""
     leaf_proxies: dict[str, Any] = {}
     for node, _, _ in checks:
         found: dict[str, _Leaf] = {}
@@ -472,86 +472,89 @@ def _compile_check(checks, typed):
     index = {name: i for i, name in enumerate(order)}
 
     ns: dict[str, Any] = {"_Changed": SymbolicDecisionChanged, "_same": _same, "_index": operator.index}
-    consts: dict[int, str] = {}
+    objects: list = []  # constants and functions the generated code refers to
 
-    def const(v) -> str:
-        k = id(v)
-        if k not in consts:
-            consts[k] = f"_c{len(consts)}"
-            ns[consts[k]] = v
-        return consts[k]
+    def obj(v) -> str:
+        for i, o in enumerate(objects):
+            if o is v:
+                return f"_k{i}"
+        objects.append(v)
+        ns[f"_k{len(objects) - 1}"] = v
+        return f"_k{len(objects) - 1}"
 
     body: list[str] = []
-    exprs: dict[int, str] = {}
-    keep_alive = []  # objects whose id() keys `consts`/`exprs` must stay alive meanwhile
+    temps: dict[tuple, str] = {}  # structural key -> local name (common subexpressions)
 
     def emit(node) -> str:
-        if id(node) in exprs:
-            return exprs[id(node)]
         if isinstance(node, _Const):
-            keep_alive.append(node.value)
-            s = const(node.value)
-        elif isinstance(node, _Leaf):
-            s = f"L{index[node.proxy.name]}"
-        else:
+            return obj(node.value)
+        if isinstance(node, _Leaf):
+            return f"L{index[node.proxy.name]}"
+        k = _key(node, memo)
+        if k not in temps:
             args = [emit(a) for a in node.args]
-            keep_alive.append(node.fn)
-            s = f"t{len(exprs)}"
-            body.append(f"    {s} = {const(node.fn)}({', '.join(args)})")
-        exprs[id(node)] = s
-        return s
+            temps[k] = f"t{len(temps)}"
+            body.append(f"    {temps[k]} = {obj(node.fn)}({', '.join(args)})")
+        return temps[k]
 
-    descriptions = []
+    def placeholder(leaf) -> str:
+        return f"{_LEAF_MARK}{index[leaf.proxy.name]}{_LEAF_MARK}"
+
+    templates = []
     for name, p in typed.items():
         t = p.python_type
-        keep_alive.append(t)
-        body.append(f"    if type(L{index[name]}) is not {const(t)}:")
-        body.append(f"        raise _Changed('expected {name} to be of type {t.__name__}')")
-        descriptions.append(f"type({name}) is {t.__name__}")
-    for i, (node, kind, observed) in enumerate(checks):
-        v = emit(node)
-        keep_alive.append(observed)
-        o = const(observed)
-        cond = {
-            "bool": f"bool({v}) is not {o}",
-            "index": f"_index({v}) != {o}",
-            "int": f"int({v}) != {o}",
-            "float": f"not _same(float({v}), {o})",
-            "complex": f"not _same(complex({v}), {o})",
-            "hash": f"hash({v}) != {o}",
-            "value": f"type({v}) is not type({o}) or not _same({v}, {o})",
-        }[kind]
-        text = _KIND_TEXT[kind].format(_describe(node, {}), observed)
-        descriptions.append(text)
-        body.append(f"    if {cond}:")
-        body.append(f"        raise _Changed({text!r})")
+        text = f"type({_LEAF_MARK}{index[name]}{_LEAF_MARK}) is {t.__name__}"
+        templates.append(text)
+        body.append(f"    if type(L{index[name]}) is not {obj(t)}:")
+        body.append(f"        raise _Changed({_describe_error(text, order)!r})")
+    for node, kind, observed in checks:
+        fail, readable = _KINDS[kind]
+        text = readable.format(e=_render(node, placeholder), r=observed)
+        templates.append(text)
+        body.append(f"    if {fail.format(v=emit(node), o=obj(observed))}:")
+        body.append(f"        raise _Changed({_describe_error(text, order)!r})")
 
-    _check_counter += 1
-    fname = "check_symbolic_decisions"
-    params = ", ".join(f"L{i}" for i in range(len(order)))
-    src = f"def {fname}({params}):\n" + ("\n".join(body) if body else "    pass") + "\n"
-    exec(compile(src, f"<{FIX_NAME} check #{_check_counter}>", "exec"), ns)
-    fn = ns[fname]
-    fn.__source__ = src
+    name = "check_symbolic_decisions"
+    src = f"def {name}({', '.join(f'L{i}' for i in range(len(order)))}):\n" + "\n".join(body) + "\n"
+    exec(compile(src, f"<{FIX_NAME}>", "exec"), ns)
+    fn = ns[name]
+    fn.__source__ = src  # for debugging: the generated check
 
     def emit_into_prologue(*leaves):
-        _symbol_for(fn, descriptions)(*leaves)
+        _check_symbol(fn, templates)(*leaves)
 
     return (emit_into_prologue, *(leaf_proxies[n] for n in order))
 
 
-def _symbol_for(fn, descriptions):
+def _describe_error(text, order) -> str:
+    parts = text.split(_LEAF_MARK)
+    for i in range(1, len(parts), 2):
+        parts[i] = order[int(parts[i])]
+    return "symbolic-values cache entry does not apply: the trace required " + "".join(parts)
+
+
+def _check_symbol(fn, templates):
+    """A prologue symbol calling `fn`, printed with the decisions it replays above it."""
+    from thunder.core import codeutils
     from thunder.core.prims import OpTags
-    from thunder.core.symbol import Symbol
+    from thunder.core.symbol import Symbol, default_python_printer
 
     name = fn.__name__
-    header = [f"{FIX_NAME}: the trace decided (replayed on every call):"] + [f"  {d}" for d in descriptions]
+
+    def printer(bsym, out_printables, arg_printables, kwarg_printables):
+        # Leaves are named as they are in the printed prologue (renames happen after binding).
+        names = [codeutils.prettyprint(a) for a in arg_printables]
+        lines = [f"# {FIX_NAME}: decisions taken while tracing, replayed on each call:"]
+        for t in templates:
+            parts = t.split(_LEAF_MARK)
+            for i in range(1, len(parts), 2):
+                parts[i] = names[int(parts[i])]
+            lines.append("#   " + "".join(parts))
+        lines.append(default_python_printer(bsym, out_printables, arg_printables, kwarg_printables))
+        return lines
 
     def bind_postprocess(bsym):
-        # The generated prologue calls `name` from this context; the header shows the
-        # decisions above the call in `thunder.last_prologue_traces(...)`.
-        bsym._call_ctx = {name: fn}
-        bsym.header = header
+        bsym._call_ctx = {name: fn}  # the generated prologue resolves `name` here
 
     return Symbol(
         name=name,
@@ -559,6 +562,7 @@ def _symbol_for(fn, descriptions):
         meta=lambda *args: None,
         is_prim=True,
         tags=[OpTags.DONT_DCE],
+        python_printer=printer,
         python_impl=fn,  # kept as is by transform_for_execution(pythonex)
         _bind_postprocess=bind_postprocess,
     )
@@ -634,6 +638,10 @@ def _install() -> None:
 
         NumberProxy, IntegerProxy, TensorProxy = proxies.NumberProxy, proxies.IntegerProxy, proxies.TensorProxy
 
+        # Collected before anything is patched: the original method code objects.
+        _BENIGN_CODES.update(_benign_code_objects(proxies, prims, tutils, NumberProxy))
+        _PASS_THROUGH_CODES.update(_codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value))
+
         # 1. Conversions: the value Python observes.
         def observing(kind, original):
             @functools.wraps(original)
@@ -699,8 +707,6 @@ def _install() -> None:
         Symbol.__call__ = symbol_call
 
         # 4. Direct `.value` reads outside value propagation.
-        _BENIGN_CODES.update(_benign_code_objects(proxies, prims, tutils, NumberProxy))
-        _PASS_THROUGH_CODES.update(_codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value))
         NumberProxy.value = _RecordedValue()
 
         # 5. The recording window, and the prologue check.

@@ -17,8 +17,11 @@ import torch
 def copy_args(args: Sequence[Any], device: str | torch.device | None = None) -> tuple:
     """Deep-copy `args` (tensors, numbers, nested tuples/lists), preserving storage sharing."""
     bases: dict[int, torch.Tensor] = {}
+    copies: dict[int, torch.Tensor] = {}  # the same tensor passed twice stays one tensor
 
     def copy(value):
+        if isinstance(value, torch.Tensor) and id(value) in copies:
+            return copies[id(value)]
         if isinstance(value, torch.Tensor):
             storage = value.untyped_storage()
             key = storage.data_ptr() if storage.nbytes() else id(value)
@@ -29,7 +32,10 @@ def copy_args(args: Sequence[Any], device: str | torch.device | None = None) -> 
                 bases[key] = flat.detach().clone().to(device or value.device)
             base = bases[key]
             out = base.as_strided(value.size(), value.stride(), value.storage_offset())
-            return out.requires_grad_(value.requires_grad) if value.is_leaf else out
+            if value.is_leaf:
+                out.requires_grad_(value.requires_grad)
+            copies[id(value)] = out
+            return out
         if isinstance(value, tuple):
             return tuple(copy(v) for v in value)
         if isinstance(value, list):

@@ -21,6 +21,10 @@ TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
 }
 
 
+# The kind a wrong value is filed under, per lane (EXIR only computes values at run time).
+RESULT_KIND = {"thunder": "thunder.wrong-result", "exir": "exir.runtime-result"}
+
+
 def value_mismatch(expected, actual) -> str | None:
     """Why `actual` is not `expected` (one leaf), or None when they agree."""
     if isinstance(expected, torch.Tensor) != isinstance(actual, torch.Tensor):
@@ -51,20 +55,21 @@ def value_mismatch(expected, actual) -> str | None:
 
 def compare_results(lane: str, expected: CallRecord, actual: CallRecord, stage: str,
                     device: str = "cpu") -> list[Divergence]:
+    wrong = RESULT_KIND[lane]
     if expected.error and actual.error:
         return []  # both refused the call; exception text is backend-specific
     if expected.error:
-        return [Divergence(f"{lane}.wrong-result", stage,
+        return [Divergence(wrong, stage,
                            f"eager raised {expected.error!r}, {lane} returned a result", device)]
     if actual.error:
         return [Divergence(f"{lane}.crash", stage, f"{lane} raised {actual.error}", device,
                            {"error": actual.error})]
     if len(expected.outputs) != len(actual.outputs):
-        return [Divergence(f"{lane}.wrong-result", stage,
+        return [Divergence(wrong, stage,
                            f"{len(actual.outputs)} outputs, eager has {len(expected.outputs)}", device)]
     out = []
     for i, (e, a) in enumerate(zip(expected.outputs, actual.outputs)):
         if (why := value_mismatch(e, a)) is not None:
-            out.append(Divergence(f"{lane}.wrong-result", stage, f"output {i}: {why}", device,
+            out.append(Divergence(wrong, stage, f"output {i}: {why}", device,
                                   {"output": i}))
     return out

@@ -1,0 +1,33 @@
+"""Thunder's symbolic-values cache reuses an `a + b` trace after the broadcast changed.
+
+The first call, (2, 2) + (1,), is traced with `b` broadcast along the last dim (its
+size 1 stretched to 2). Thunder's broadcasting code decides that from the traced sizes
+(`dim == 1`), but the decision never becomes a prologue check: the prologue only checks
+ranks, dtypes and devices. The second call, (2, 1) + (8,), broadcasts the other way
+round (the result is (2, 8)), yet it hits the cached entry and runs the trace built for
+the first call: a wrong result (or a crash) without any error from the cache.
+
+Why it matters: any `thunder.jit(fn, cache="symbolic values")` user whose inputs change
+which dims are 1 between calls silently gets results computed for other shapes.
+
+Seed bug (example 1 of the upstream issue). With fixes off this diverges at call[1]
+(thunder.unsound-hit and/or thunder.wrong-result); fixes/thunder_symbolic_cache.py
+replays the broadcast decisions in the prologue, so with fixes on it passes.
+"""
+
+import torch
+
+
+def program(a, b):
+    return a + b
+
+
+def calls():
+    return [
+        (torch.randn(2, 2), torch.randn(1)),
+        (torch.randn(2, 1), torch.randn(8)),
+    ]
+
+
+LANES = ("thunder",)
+UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"

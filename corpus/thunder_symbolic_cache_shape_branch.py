@@ -1,0 +1,36 @@
+"""Thunder's symbolic-values cache reuses a shape-branch trace after the branch flipped.
+
+`tuple(a.shape) == (2, 2)` is evaluated on the traced sizes while tracing the first call
+(a is (2, 2): the branch returns `a`). The trace records `prims.eq(i0, 2)` and
+`prims.eq(i1, 2)`, but those comparisons are not propagated to the prologue, so the
+second call, a of shape (3, 2), hits the same cache entry and returns `a` where eager
+returns `b`.
+
+Why it matters: a Python `if` on a tensor's shape is the most common way user code
+specialises on shapes; under cache="symbolic values" it silently takes the branch of
+whichever call was traced first.
+
+Seed bug (example 0 of the upstream issue). With fixes off this diverges at call[1]
+(thunder.unsound-hit and/or thunder.wrong-result); fixes/thunder_symbolic_cache.py
+replays the shape decisions in the prologue, so with fixes on it passes.
+"""
+
+import torch
+
+
+def program(a, b):
+    if tuple(a.shape) == (2, 2):
+        return a
+    else:
+        return b
+
+
+def calls():
+    return [
+        (torch.randn(2, 2), torch.randn(3)),
+        (torch.randn(3, 2), torch.randn(3)),
+    ]
+
+
+LANES = ("thunder",)
+UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"

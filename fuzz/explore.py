@@ -1,0 +1,69 @@
+"""In-process exploration: draw cases, run them, stop at the first divergence.
+
+The small, synchronous entry point used by tests and benchmarks ("does a derandomized
+run of N examples find a divergence on this stack?"). The nightly job wraps the same
+strategies and engine in worker processes, with shrinking and a corpus.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, settings
+
+from fuzz.engine import CaseResult, run_case
+from fuzz.strategies import GeneratedCase, cases
+
+
+@dataclasses.dataclass
+class Exploration:
+    examples: int = 0
+    found: tuple[GeneratedCase, CaseResult] | None = None
+    counters: Counter = dataclasses.field(default_factory=Counter)
+    timings: Counter = dataclasses.field(default_factory=Counter)
+    skipped: int = 0
+
+    @property
+    def kinds(self) -> set[str]:
+        return {d.kind for d in self.found[1].divergences} if self.found else set()
+
+
+class _Found(Exception):
+    pass
+
+
+def explore(lanes: Sequence[str], max_examples: int, devices: Sequence[str] = ("cpu",),
+            seed: int | None = 0, max_ops: int = 8, confirm: bool = True,
+            stop_on_first: bool = True) -> Exploration:
+    """Run up to `max_examples` generated cases; `seed=None` means random, any int gives
+    the same examples every time (seeded, no example database)."""
+    out = Exploration()
+
+    @settings(max_examples=max_examples, deadline=None, database=None,
+              phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(cases(lanes=tuple(lanes), max_ops=max_ops))
+    def run(generated):
+        out.timings["generation"] += time.perf_counter() - started[0]
+        out.examples += 1
+        result = run_case(generated.case, lanes, devices, seed=seed or 0, confirm=confirm)
+        for report in result.reports:
+            out.counters.update(report.counters)
+            out.timings.update(report.timings)
+            out.skipped += report.skipped is not None
+        if result.divergences:
+            out.found = out.found or (generated, result)
+            if stop_on_first:
+                raise _Found  # (raised again when Hypothesis replays it, so never flaky)
+        started[0] = time.perf_counter()
+
+    started = [time.perf_counter()]
+    try:
+        (run if seed is None else hypothesis.seed(seed)(run))()
+    except _Found:
+        pass
+    return out

@@ -1,0 +1,117 @@
+"""Each generic oracle fires on a real bad observation and stays silent on a good one."""
+
+from __future__ import annotations
+
+import torch
+
+from fuzz.observe import observe_call
+from fuzz.oracles.aliasing import compare_aliasing
+from fuzz.oracles.results import compare_results
+from fuzz.oracles.thunder_cache import normalize_trace, unsound_hit
+from fuzz.tensors import copy_args
+
+
+def _pair(reference_fn, lane_fn, *args):
+    return observe_call(reference_fn, copy_args(args)), observe_call(lane_fn, copy_args(args))
+
+
+def kinds(divergences):
+    return sorted(d.kind for d in divergences)
+
+
+def test_results_silent_when_equal_within_tolerance():
+    x = torch.randn(4, 5)
+    ref, got = _pair(lambda t: (t.sum(0),), lambda t: (t.sum(0) + 1e-7,), x)
+    assert compare_results("thunder", ref, got, "call[0]") == []
+
+
+def test_results_fire_on_values_shape_dtype_and_exceptions():
+    x = torch.randn(4, 5)
+    cases = {
+        "values": (lambda t: (t * 2,), lambda t: (t * 2.01,)),
+        "shape": (lambda t: (t,), lambda t: (t.reshape(-1),)),
+        "dtype": (lambda t: (t,), lambda t: (t.double(),)),
+        "count": (lambda t: (t, t), lambda t: (t,)),
+    }
+    for what, (ref_fn, lane_fn) in cases.items():
+        found = compare_results("thunder", *_pair(ref_fn, lane_fn, x), "call[1]")
+        assert kinds(found) == ["thunder.wrong-result"], what
+        assert found[0].stage == "call[1]"
+
+
+def test_results_classify_exceptions():
+    x = torch.randn(3)
+
+    def boom(t):
+        raise RuntimeError("backend exploded")
+
+    assert kinds(compare_results("exir", *_pair(lambda t: t, boom, x), "s")) == ["exir.crash"]
+    assert kinds(compare_results("exir", *_pair(boom, lambda t: t, x), "s")) == ["exir.runtime-result"]
+    assert compare_results("exir", *_pair(boom, boom, x), "s") == []
+
+
+def test_aliasing_fires_when_a_view_becomes_a_copy():
+    x = torch.randn(3, 4)
+    ref, got = _pair(lambda t: (t.t(),), lambda t: (t.t().clone(),), x)
+    found = compare_aliasing("thunder", ref, got, "call[0]")
+    assert kinds(found) == ["thunder.aliasing"] and "missing" in found[0].details
+
+
+def test_aliasing_fires_when_a_copy_becomes_a_view_or_outputs_merge():
+    x = torch.randn(3, 4)
+    assert kinds(compare_aliasing("thunder", *_pair(lambda t: (t + 0,), lambda t: (t,), x), "c")) \
+        == ["thunder.aliasing"]
+    ref, got = _pair(lambda t: (t * 2, t * 3), lambda t: ((y := t * 2), y[:]), x)
+    assert kinds(compare_aliasing("thunder", ref, got, "c")) == ["thunder.aliasing"]
+
+
+def test_aliasing_fires_on_lost_input_mutation():
+    x = torch.randn(3)
+    ref, got = _pair(lambda t: (t.add_(1),), lambda t: (t + 1,), x)
+    found = compare_aliasing("thunder", ref, got, "call[0]", check_sharing=False)
+    assert kinds(found) == ["thunder.aliasing"] and "mutation" in found[0].details
+
+
+def test_aliasing_silent_on_same_semantics():
+    base = torch.randn(2, 6)
+    a, b = base[:, :3], base[:, 3:]
+    ref, got = _pair(lambda p, q: (p.add_(q), q.t()), lambda p, q: (p.add_(q), q.t()), a, b)
+    assert compare_aliasing("thunder", ref, got, "c") == []
+
+
+def test_copy_args_preserves_identity_views_and_layout():
+    base = torch.randn(2, 6)
+    x = torch.randn(3, 2).t()
+    args = (base[:, :3], base[:, 3:], x, x)
+    copied = copy_args(args)
+    assert copied[2] is copied[3] and not copied[2].is_contiguous()
+    assert copied[0].untyped_storage().data_ptr() == copied[1].untyped_storage().data_ptr()
+    assert copied[0].untyped_storage().data_ptr() != base.untyped_storage().data_ptr()
+    assert all(torch.equal(a, b) for a, b in zip(args, copied))
+
+
+TRACE_A = '''
+def computation(a, b):
+  # a: "cpu f32[[IntegerProxy name=i0, value=2]]"
+  t15 = ltorch.add(a, b, alpha=1)  # t15: "cpu f32[...value=2...]"
+    # i3 = prims.eq(i1, 1)  # i3: "bool False"
+    # t14 = prims.broadcast_in_dim(b, (i0, i1), (1,))
+    # t15 = prims.add(a, t14)
+  return (t15,)
+'''
+
+
+def test_trace_normalization_ignores_names_values_and_scalar_checks():
+    renamed = (TRACE_A.replace("t15", "t99").replace("t14", "t7").replace("value=2", "value=8")
+               .replace('"bool False"', '"bool True"'))
+    assert normalize_trace(TRACE_A) == normalize_trace(renamed)
+    assert unsound_hit(TRACE_A, renamed, "call[1]", "cpu") is None
+
+
+def test_unsound_hit_fires_when_the_broadcast_differs():
+    other = TRACE_A.replace("# t15 = prims.add(a, t14)",
+                            "# t16 = prims.broadcast_in_dim(a, (i0, i2), (0, 1))\n"
+                            "    # t15 = prims.add(t16, t14)")
+    found = unsound_hit(TRACE_A, other, "call[1]", "cpu")
+    assert found is not None and found.kind == "thunder.unsound-hit"
+    assert "broadcast_in_dim(a" in found.data["diff"]

@@ -1,0 +1,139 @@
+"""The Thunder lane against stock Thunder 0.2.6 (fixes off, in a subprocess) and in
+process (whatever --fixes says): it must flag the seed bug and stay quiet on good cases."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from fuzz.case import case_from_source
+from fuzz.engine import run_case
+from tests.helpers import run_python
+
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
+
+# The two examples of ../shared/reference/thunder-symbolic-cache-hit.txt, as programs.
+SEED_CASES = {
+    "shape-branch": '''
+import torch
+def program(a, b):
+    if tuple(a.shape) == tuple((2, 2)):
+        return a
+    else:
+        return b
+def calls():
+    return [(torch.randn(2, 2), torch.randn(1)), (torch.randn(2, 1), torch.randn(8))]
+''',
+    "broadcast": '''
+import torch
+def program(a, b):
+    return a + b
+def calls():
+    return [(torch.randn(2, 2), torch.randn(1)), (torch.randn(2, 1), torch.randn(8))]
+''',
+}
+
+RUN_SEEDS = '''
+import json
+from fuzz.case import case_from_source
+from fuzz.engine import run_case
+out = {}
+for name, source in %r.items():
+    result = run_case(case_from_source(source, name), lanes=("thunder",), devices=(%r,))
+    out[name] = {"kinds": sorted({d.kind for d in result.divergences}),
+                 "control": sorted({d.data.get("control") for d in result.divergences}),
+                 "counters": dict(result.reports[0].counters)}
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_both_reference_examples_are_flagged_on_stock_thunder(device):
+    found = run_python(RUN_SEEDS % (SEED_CASES, device), fixes="off")
+    # Example 0 returns the wrong tensor after an unguarded tuple comparison.
+    assert "thunder.wrong-result" in found["shape-branch"]["kinds"]
+    assert "thunder.unsound-hit" in found["shape-branch"]["kinds"]
+    # Example 1: right numbers on CPU, wrong trace: only trace comparison sees it.
+    assert "thunder.unsound-hit" in found["broadcast"]["kinds"]
+    for name, result in found.items():
+        assert result["counters"] == {"misses": 1, "hits": 1}, name
+        assert result["control"] == ["agrees with eager"], "cache-specific: default cache is right"
+
+
+def test_derandomized_search_finds_a_cache_hit_divergence_within_200_examples():
+    found = run_python('''
+import json
+from fuzz.explore import explore
+e = explore(["thunder"], max_examples=200, seed=0)
+print(json.dumps({"examples": e.examples, "kinds": sorted(e.kinds),
+                  "source": e.found[0].source if e.found else None}))
+''', fixes="off")
+    assert found["source"] is not None, f"no divergence in {found['examples']} examples"
+    assert found["examples"] <= 200
+    assert set(found["kinds"]) & {"thunder.wrong-result", "thunder.unsound-hit"}, found
+
+
+GOOD = '''
+import torch
+def program(a, b):
+    c = a * 2 + b
+    return c.sum(-1), c.transpose(0, 1)
+def calls():
+    return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(5, 6), torch.randn(5, 6)),
+            (torch.randn(5, 6), torch.randn(5, 6))]
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_decision_preserving_calls_are_clean_and_hit(device):
+    result = run_case(case_from_source(GOOD, "good"), lanes=("thunder",), devices=(device,))
+    (report,) = result.reports
+    assert report.skipped is None and result.divergences == []
+    assert report.counters["hits"] == 2 and report.counters["misses"] == 1
+
+
+def test_programs_thunder_cannot_trace_are_skips_not_divergences():
+    source = '''
+import torch
+def program(x):
+    return torch.nonzero(x > 0)
+def calls():
+    return [(torch.randn(3, 4),)]
+'''
+    (report,) = run_case(case_from_source(source, "dd"), lanes=("thunder",), devices=("cpu",)).reports
+    assert report.skipped and "unsupported" in report.skipped and not report.divergences
+
+
+def test_input_mutation_and_views_are_checked_on_every_call():
+    source = '''
+import torch
+def program(a, b):
+    a.add_(b)
+    return a.t(), b[:, :1]
+def calls():
+    return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(5, 4), torch.randn(5, 4))]
+'''
+    result = run_case(case_from_source(source, "mut"), lanes=("thunder",), devices=("cpu",))
+    (report,) = result.reports
+    assert report.skipped is None and result.divergences == []
+    assert sum(report.counters[k] for k in ("hits", "misses")) == 2
+
+
+def test_aliasing_oracle_fires_on_inplace_update_of_a_view_sharing_its_base():
+    """A real Thunder 0.2.6 bug the harness found: two disjoint views of one base, an
+    in-place add into the first reads the second as if it were the first (also under
+    the default cache, so it is not a cache bug). Registered in corpus/ as known."""
+    source = '''
+import torch
+def program(a, b):
+    a.add_(b)
+    return (a * 1,)
+def calls():
+    base = torch.randn(3, 8)
+    return [(base[:, :4], base[:, 4:])]
+'''
+    result = run_case(case_from_source(source, "views"), lanes=("thunder",), devices=("cpu",))
+    aliasing = [d for d in result.divergences if d.kind == "thunder.aliasing"]
+    assert aliasing and "mutation" in aliasing[0].details
+    assert aliasing[0].data["control"] == "diverges too"

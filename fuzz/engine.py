@@ -64,7 +64,9 @@ def run_case(case: Case, lanes: Sequence[str] = DEFAULT_LANES,
             report = lane.run(case, calls, reference, device)
             report.timings["eager"] += eager_time
             if confirm and report.divergences:
+                t0 = time.perf_counter()
                 again = lane.run(case, case.materialize(seed, device), reference, device)
+                report.timings["confirm"] += time.perf_counter() - t0
                 seen = _signature(again)
                 kept = [d for d in report.divergences if (d.kind, d.stage) in seen]
                 if len(kept) < len(report.divergences):

@@ -1,0 +1,519 @@
+"""The EXIR lane: torch.export -> to_edge -> to_executorch (memory planned) -> runtime.
+
+The pipeline is the one ExecuTorch users run (`to_edge(export(...)).to_executorch(...)`)
+with three hooks that do not change what it computes:
+
+  * the `sym_shape_eval_pass` slot holds `_SpecProbe`, which records every TensorSpec
+    as SpecPropPass (and the passes up to view-copy removal) left it, then runs the
+    stock ConstraintBasedSymShapeEvalPass;
+  * `memory_planning_pass` is a fresh MemoryPlanningPass per run (the config default
+    is one shared instance), greedy for the main pipeline, naive for a second one;
+  * the pipeline-variance check re-runs the passes of `to_executorch` itself
+    (`mirror_to_executorch`, a copy of 1.5.1's per-program loop, tested against the
+    real one) with an extra SpecPropPass inserted.
+
+to_executorch changes the edge program in place, so every pipeline runs on a deep copy
+of one pristine EdgeProgramManager. Planning and the runtime stay on the host; on CUDA
+only the eager reference (the engine's `reference`) ran on the GPU.
+
+Oracles (fuzz/oracles/exir_*.py): exir.spec-meta, exir.bound-loss, exir.overlap,
+exir.aliasing, exir.under-allocation, exir.runtime-result, exir.unchecked-contract,
+exir.pipeline-variance; exir.crash when a stage raises where eager did not. Export
+refusals are skips (`report.skipped`, counters["export-skip"]), as are programs the
+edge dialect or the out-variant pass do not support (counters["unsupported-skip"]).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import re
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import torch
+import torch.utils._pytree as pytree
+
+import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
+from fuzz.backends.base import LaneReport
+from fuzz.case import Case
+from fuzz.divergence import Divergence
+from fuzz.observe import CallRecord
+from fuzz.oracles import exir_aliasing, exir_plan, exir_runtime
+from fuzz.oracles.exir_trace import PlannedTensor, interpret_aten, map_planned
+from fuzz.tensors import copy_args
+
+VARIANCE_POINTS = ("repeat", "after-asserts")
+ALGOS = ("greedy", "naive")
+
+
+class ExportRefused(Exception):
+    """torch.export (or the edge dialect) declined the program: a skip, not a divergence."""
+
+
+class Unsupported(Exception):
+    """The ExecuTorch pipeline does not support the program (documented limitation)."""
+
+
+# ---------------------------------------------------------------------------------------
+# Export
+
+
+def as_module(program: Callable[..., Any]) -> torch.nn.Module:
+    """`program` itself when it is a Module; else a Module whose forward has the
+    function's parameter names (so placeholders and dynamic_shapes use them)."""
+    if isinstance(program, torch.nn.Module):
+        return program
+    params = list(inspect.signature(program).parameters.values())
+    simple = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty and p.name.isidentifier()
+                 for p in params) and "self" not in [p.name for p in params]
+    names = ", ".join(p.name for p in params) if simple else "*args"
+    ns: dict[str, Any] = {"_fn": program}
+    exec(f"def forward(self, {names}):\n    return _fn({names})\n", ns)
+    module = type("ExportedCase", (torch.nn.Module,), {"forward": ns["forward"]})()
+    module._star_args = not simple  # type: ignore[attr-defined]
+    return module
+
+
+def derive_dims(case: Case, calls: Sequence[tuple]) -> dict[int, dict[int, tuple[int, int]]]:
+    """{arg position: {dim: (min, max)}}: case.dims when given, else the dims of top-level
+    tensor arguments whose size varies across the calls (min/max of observed sizes)."""
+    names = case.input_names()
+    if case.dims is not None:
+        return {names.index(n): {int(d): (int(lo), int(hi)) for d, (lo, hi) in dims.items()}
+                for n, dims in case.dims.items() if n in names}
+    out: dict[int, dict[int, tuple[int, int]]] = {}
+    first = calls[0]
+    for p, a in enumerate(first):
+        if not isinstance(a, torch.Tensor):
+            continue
+        for d in range(a.dim()):
+            sizes = [c[p].shape[d] for c in calls
+                     if len(c) > p and isinstance(c[p], torch.Tensor) and c[p].dim() == a.dim()]
+            if len(set(sizes)) > 1:
+                out.setdefault(p, {})[d] = (min(sizes), max(sizes))
+    return out
+
+
+def dynamic_shapes_for(module: torch.nn.Module, args: tuple,
+                       dims: dict[int, dict[int, tuple[int, int]]]) -> Any:
+    if not dims:
+        return None
+    from torch.export import Dim
+
+    per_arg = tuple({d: Dim.AUTO(min=lo, max=hi) for d, (lo, hi) in dims[p].items()}
+                    if p in dims and isinstance(a, torch.Tensor) else None
+                    for p, a in enumerate(args))
+    return (per_arg,) if getattr(module, "_star_args", False) else per_arg
+
+
+_REFUSAL_NAMES = {
+    "UserError", "Unsupported", "GuardOnDataDependentSymNode", "ConstraintViolationError",
+    "DataDependentOutputException", "DynamicOutputShapeException", "UnsupportedOperatorException",
+    "NotImplementedError", "PendingUnbackedSymbolNotFound", "TorchRuntimeError",
+}
+
+
+def is_export_refusal(e: BaseException) -> bool:
+    return any(c.__name__ in _REFUSAL_NAMES for c in type(e).__mro__)
+
+
+def export_program(program: Callable[..., Any], example: tuple,
+                   dims: dict[int, dict[int, tuple[int, int]]]) -> torch.export.ExportedProgram:
+    module = as_module(program)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.export.export(module, copy_args(example),
+                                   dynamic_shapes=dynamic_shapes_for(module, example, dims), strict=False)
+
+
+# ---------------------------------------------------------------------------------------
+# to_edge / to_executorch
+
+
+_NON_CORE = re.compile(r"Operator (?:torch\._ops\.)?(\w+)\.(\w+)\.(\w+) is not in Core ATen")
+
+
+def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
+    """`to_edge(ep)`; an operator outside the Core ATen opset (masked_select, ...) is
+    added to `_core_aten_ops_exception_list`, as the error message itself suggests."""
+    from executorch.exir import EdgeCompileConfig, to_edge
+    from torch._export.verifier import SpecViolationError
+
+    exceptions: list[Any] = []
+    for _ in range(max_retries):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return to_edge(copy.deepcopy(ep),
+                               compile_config=EdgeCompileConfig(_core_aten_ops_exception_list=exceptions))
+        except SpecViolationError as e:
+            m = _NON_CORE.search(str(e))
+            if not m:
+                raise Unsupported(f"edge dialect: {str(e).strip()[:300]}") from e
+            ns, op, overload = m.groups()
+            exceptions.append(getattr(getattr(getattr(torch.ops, ns), op), overload))
+    raise Unsupported(f"edge dialect: too many non-core operators {exceptions}")
+
+
+class _SpecProbe:
+    """Stands in the sym_shape_eval_pass slot: records the specs, then runs the real pass."""
+
+    def __new__(cls, inner=None):
+        from torch.fx.passes.infra.pass_base import PassBase
+
+        class SpecProbe(PassBase):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+                self.records: list[exir_plan.SpecRecord] | None = None
+                self.gm: torch.fx.GraphModule | None = None
+
+            def call(self, gm):
+                self.gm = gm
+                self.records = exir_plan.snapshot_specs(gm)
+                return self.inner(gm)
+
+            @property
+            def bounds(self) -> dict[int, list[int | None]]:
+                return {r.spec_id: r.bound for r in self.records or []}
+
+        if inner is None:
+            from executorch.exir.passes.sym_shape_eval_pass import ConstraintBasedSymShapeEvalPass
+
+            inner = ConstraintBasedSymShapeEvalPass()
+        return SpecProbe(inner)
+
+
+def memory_planning_pass(algo: str):
+    from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy, naive
+    from executorch.exir.passes import MemoryPlanningPass
+
+    return MemoryPlanningPass(memory_planning_algo=MemoryPlanningAlgorithmSuite(
+        algo_list=[{"greedy": greedy, "naive": naive}[algo]]))
+
+
+def to_executorch(edge, algo: str = "greedy", probe: Any = None):
+    """The real `EdgeProgramManager.to_executorch` on a deep copy of `edge`."""
+    from executorch.exir import ExecutorchBackendConfig
+
+    config = ExecutorchBackendConfig(memory_planning_pass=memory_planning_pass(algo),
+                                     **({"sym_shape_eval_pass": probe} if probe is not None else {}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return copy.deepcopy(edge).to_executorch(config)
+
+
+def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") -> torch.fx.GraphModule:
+    """The per-program loop of executorch 1.5.1's `EdgeProgramManager.to_executorch`
+    (up to memory planning, no emission) with one extra `SpecPropPass` inserted:
+
+      insert="repeat"         right after the pipeline's own SpecPropPass;
+      insert="after-asserts"  right after RemoveGraphAssertsPass (before view-copy
+                              removal and the sym-shape pass: the latest point where
+                              SpecPropPass can still re-trace the graph).
+    Returns the planned graph module.
+    """
+    import executorch.exir.program._program as P
+    from executorch.exir import ExecutorchBackendConfig
+
+    edge = copy.deepcopy(edge)
+    config = ExecutorchBackendConfig()
+    program = edge.exported_program()
+    program = P.weights_to_outputs_pass(program)
+    program = P.unsafe_remove_auto_functionalized_pass(program)
+    _, signature = P.insert_write_back_for_buffers_pass(program)
+    gm = program.graph_module
+    passes = P.edge_to_executorch_passes(config, "forward", edge_compile_config=edge.compile_config)
+    if insert == "repeat":
+        at = next(i for i, p in enumerate(passes) if isinstance(p, P.SpecPropPass)) + 1
+    elif insert == "after-asserts":
+        at = next(i for i, p in enumerate(passes) if isinstance(p, P.RemoveGraphAssertsPass)) + 1
+    elif insert is not None:
+        raise ValueError(f"unknown insertion point {insert!r}")
+    if insert is not None:
+        passes.insert(at, P.SpecPropPass())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for p in passes:
+            gm = p(gm).graph_module
+            if isinstance(p, P.SpecPropPass):
+                p.update_placeholder_tensor_specs(program, gm)
+        memory_planning_pass(algo).run(gm, signature)
+    return gm
+
+
+_BOUND_ERRORS = ("Cannot evaluate a finite upper bound", "Cannot evaluate the shape upper bound")
+
+
+# ---------------------------------------------------------------------------------------
+# The lane
+
+
+@dataclasses.dataclass
+class ExirBuild:
+    """Everything one pipeline run produced (tests corrupt parts of it on purpose)."""
+
+    ep: torch.export.ExportedProgram  # the pristine ATen program
+    edge: Any  # pristine EdgeProgramManager (deep-copied before each to_executorch)
+    et: Any = None  # ExecutorchProgramManager of the greedy pipeline
+    buffer: bytes | None = None
+    probe: Any = None  # _SpecProbe of the greedy pipeline
+    error: BaseException | None = None  # what to_executorch raised, if it did
+    timings: Counter = dataclasses.field(default_factory=Counter)
+
+    @property
+    def et_program(self):
+        return self.et.exported_program() if self.et is not None else None
+
+    @property
+    def planned_gm(self) -> torch.fx.GraphModule | None:
+        return self.et_program.graph_module if self.et is not None else None
+
+
+def build(program: Callable[..., Any], example: tuple,
+          dims: dict[int, dict[int, tuple[int, int]]] | None = None) -> ExirBuild:
+    """export -> to_edge -> to_executorch (greedy, with the spec probe). Raises
+    ExportRefused / Unsupported; other to_executorch errors are kept in `.error`."""
+    t = time.perf_counter()
+    try:
+        ep = export_program(program, example, dims or {})
+    except Exception as e:
+        if is_export_refusal(e):
+            raise ExportRefused(f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}") from e
+        raise
+    finally:
+        t_export = time.perf_counter() - t
+    t = time.perf_counter()
+    edge = lower_to_edge(ep)
+    t_edge = time.perf_counter() - t
+    result = ExirBuild(ep, edge, timings=Counter(export=t_export, to_edge=t_edge))
+    result.probe = _SpecProbe()
+    t = time.perf_counter()
+    try:
+        result.et = to_executorch(edge, "greedy", result.probe)
+        result.buffer = result.et.buffer
+    except Exception as e:
+        if "Missing out variants" in str(e):
+            raise Unsupported(f"to_executorch: {str(e).strip()[:300]}") from e
+        result.error = e
+    result.timings["to_executorch"] = time.perf_counter() - t
+    return result
+
+
+class ExirLane:
+    name: ClassVar[str] = "exir"
+
+    def __init__(self, *, algos: Sequence[str] = ALGOS, variance_points: Sequence[str] = VARIANCE_POINTS,
+                 bound_factor: float = 1.0, custom_bound_factor: float = 1.0,
+                 check_lower_bounds: bool = False, runtime: bool = True, strict: bool = False):
+        """`bound_factor` / `custom_bound_factor`: how far a planned bound may exceed the
+        declared one (core ops / custom ops such as fuzz::*) before exir.bound-loss.
+        `check_lower_bounds`: also report min-1 probes the runtime accepts (it never
+        checks lower bounds: see the notes in the final report). `strict`: an oracle's
+        own exception propagates instead of being counted (tests use it)."""
+        self.algos = tuple(algos)
+        self.variance_points = tuple(variance_points)
+        self.bound_factor = bound_factor
+        self.custom_bound_factor = custom_bound_factor
+        self.check_lower_bounds = check_lower_bounds
+        self.use_runtime = runtime
+        self.strict = strict
+
+    def unavailable(self, device: str) -> str | None:
+        if device == "cpu":
+            return None
+        if device == "cuda":
+            return None if torch.cuda.is_available() else "CUDA is not available"
+        return f"unknown device {device!r}"
+
+    def factor(self, pt: PlannedTensor) -> float:
+        return self.custom_bound_factor if exir_plan.is_custom_op(pt.target) else self.bound_factor
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _guard(self, report: LaneReport, oracle: str, fn: Callable[[], Any], default: Any = ()) -> Any:
+        try:
+            return fn()
+        except Exception as e:
+            if self.strict:
+                raise
+            report.counters["oracle-error"] += 1
+            report.details.setdefault("oracle_errors", []).append(f"{oracle}: {type(e).__name__}: {e}"[:400])
+            return default
+
+    # -- the run ---------------------------------------------------------------------
+
+    def run(self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str) -> LaneReport:
+        report = LaneReport(self.name, device)
+        host = [copy_args(c, "cpu") for c in calls]
+        try:
+            b = build(case.program, host[0], derive_dims(case, host))
+        except ExportRefused as e:
+            report.skipped = f"export refused: {e}"
+            report.counters["export-skip"] += 1
+            return report
+        except Unsupported as e:
+            report.skipped = f"unsupported: {e}"
+            report.counters["unsupported-skip"] += 1
+            return report
+        except Exception as e:
+            stage = "to_edge" if "to_edge" in "".join(_frames(e)) else "export"
+            if reference and reference[0].error:
+                report.skipped = f"{stage} raised on an example eager also rejects: {type(e).__name__}"
+                return report
+            report.divergences.append(Divergence("exir.crash", stage, f"{type(e).__name__}: {str(e)[:500]}",
+                                                 device, {"error": f"{type(e).__name__}: {str(e)[:500]}"}))
+            return report
+        report.timings.update(b.timings)
+        report.details["range_constraints"] = {str(k): str(v) for k, v in b.ep.range_constraints.items()}
+        self.check_build(b, case, host, calls, reference, device, report)
+        return report
+
+    def check_build(self, b: ExirBuild, case: Case | None, host: list[tuple], calls: list[tuple],
+                    reference: list[CallRecord], device: str, report: LaneReport) -> None:
+        t_checks = time.perf_counter()
+        t_runtime = 0.0
+        div = report.divergences
+        if b.probe is not None and b.probe.records is not None:
+            div += self._guard(report, "spec-meta", lambda: exir_plan.check_spec_meta(b.probe.records, device))
+        if b.error is not None:
+            planned = self._guard(report, "mapping", lambda: map_planned(b.probe.gm, b.ep.graph_module)
+                                  if b.probe.gm is not None else [], [])
+            lost, table = self._guard(report, "bound-loss", lambda: exir_plan.check_bounds(
+                planned, b.ep, self.factor, b.probe.bounds, device), ([], []))
+            report.details["bounds"] = table
+            div += lost
+            if any(s in str(b.error) for s in _BOUND_ERRORS) and not lost:
+                report.skipped = f"no finite upper bound: {str(b.error).strip()[:300]}"
+                report.counters["unsupported-skip"] += 1
+            elif not any(s in str(b.error) for s in _BOUND_ERRORS):
+                div.append(Divergence("exir.crash", "to_executorch", f"{type(b.error).__name__}: {str(b.error)[:500]}",
+                                      device, {"error": f"{type(b.error).__name__}: {str(b.error)[:500]}"}))
+            report.timings["checks"] += time.perf_counter() - t_checks
+            return
+
+        gm, et_program = b.planned_gm, b.et_program
+        report.details["arena"] = list(gm.meta.get("non_const_buffer_sizes", []))
+        planned = self._guard(report, "mapping", lambda: map_planned(gm, b.ep.graph_module), [])
+        report.details["mapping"] = dict(Counter(p.how.split(":")[0] for p in planned))
+        lost, table = self._guard(report, "bound-loss", lambda: exir_plan.check_bounds(
+            planned, b.ep, self.factor, b.probe.bounds if b.probe else None, device), ([], []))
+        report.details["bounds"] = table
+        div += lost
+        plans = {"greedy": gm}
+        for algo in self.algos:
+            if algo == "greedy":
+                div += self._guard(report, "overlap", lambda: exir_plan.check_overlap(
+                    gm, et_program.graph_signature, "greedy", device))
+                continue
+            try:
+                other = to_executorch(b.edge, algo)
+            except Exception as e:
+                if "does not support storage-backed" in str(e):
+                    report.counters[f"{algo}-unsupported"] += 1
+                    continue
+                div.append(Divergence("exir.crash", f"to_executorch[{algo}]", f"{type(e).__name__}: {str(e)[:500]}",
+                                      device, {"error": f"{type(e).__name__}: {str(e)[:500]}"}))
+                continue
+            plans[algo] = other.exported_program().graph_module
+            div += self._guard(report, "overlap", lambda: exir_plan.check_overlap(
+                plans[algo], other.exported_program().graph_signature, algo, device))
+        base = exir_plan.plan_fingerprint(gm)
+        for point in self.variance_points:
+            try:
+                variant = exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, point))
+            except Exception as e:
+                div.append(Divergence("exir.pipeline-variance", f"pipeline-variance[{point}]",
+                                      f"re-running SpecPropPass {point} makes the pipeline raise "
+                                      f"{type(e).__name__}: {str(e)[:300]}", device, {"point": point}))
+                continue
+            div += exir_plan.compare_plans(base, variant, point, device)
+        div += self._guard(report, "alias-structure", lambda: exir_aliasing.check_alias_structure(gm, device))
+        facts = self._guard(report, "alias-boundary", lambda: exir_aliasing.boundary_facts(et_program), None)
+
+        missing = exir_runtime.missing_kernels(gm) if self.use_runtime else ["(runtime disabled)"]
+        report.details["runtime"] = "pip runtime" if not missing else f"static checks only: no kernel for {missing}"
+        loaded = None
+        if not missing:
+            t = time.perf_counter()
+            try:
+                loaded = exir_runtime.LoadedProgram(b.buffer)
+            except Exception as e:
+                div.append(Divergence("exir.crash", "runtime-load", f"{type(e).__name__}: {str(e)[:500]}", device))
+            t_runtime += time.perf_counter() - t
+        else:
+            report.counters["runtime-static-only"] += 1
+        try:
+            legal: Counter = Counter()
+            first_in = None
+            for i, (args, ref) in enumerate(zip(host, reference)):
+                stage = f"call[{i}]"
+                why = exir_runtime.outside_contract(b.ep, args)
+                if why is not None:
+                    report.counters["call-outside-contract"] += 1
+                    report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
+                    continue
+                first_in = args if first_in is None else first_in
+                report.counters["calls-checked"] += 1
+                if not ref.error:
+                    try:
+                        values = interpret_aten(b.ep, copy_args(args))
+                    except Exception as e:
+                        report.counters["aten-interpret-error"] += 1
+                        report.details.setdefault("aten_interpret_errors", []).append(
+                            f"{stage}: {type(e).__name__}: {str(e)[:200]}")
+                    else:
+                        under, stats = self._guard(report, "under-allocation", lambda: exir_plan.check_under_allocation(
+                            planned, values, stage, device), ([], {}))
+                        div += under
+                        for k, v in stats.items():
+                            report.counters[f"tensors-{k}"] += v
+                if facts is not None:
+                    alias, ok = self._guard(report, "alias-boundary", lambda: exir_aliasing.check_alias_boundary(
+                        facts, ref, calls[i], stage, device), ([], {}))
+                    div += alias
+                    legal.update(ok)
+                if loaded is not None:
+                    t = time.perf_counter()
+                    got = exir_runtime.run_on_runtime(loaded, et_program, args)
+                    t_runtime += time.perf_counter() - t
+                    div += exir_runtime.compare_runtime(ref, got, stage, device)
+            report.details["legal_aliasing"] = dict(legal)
+            if loaded is not None and first_in is not None:
+                t = time.perf_counter()
+                self._probe_contract(b, loaded, first_in, device, report)
+                t_runtime += time.perf_counter() - t
+        finally:
+            if loaded is not None:
+                loaded.close()
+        report.timings["runtime"] += t_runtime
+        report.timings["checks"] += time.perf_counter() - t_checks - t_runtime
+
+    def _probe_contract(self, b: ExirBuild, loaded, example: tuple, device: str, report: LaneReport) -> None:
+        """exir.unchecked-contract: inputs just outside range_constraints must be rejected."""
+        results = []
+        for probe in exir_runtime.contract_probes(b.ep, example):
+            try:
+                loaded.execute(exir_runtime.runtime_inputs(probe.args))
+                accepted = True
+            except Exception:
+                accepted = False
+            results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
+            report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
+            if accepted and (probe.kind != "lower" or self.check_lower_bounds):
+                report.divergences.append(Divergence(
+                    "exir.unchecked-contract", f"contract[{probe.kind}]",
+                    f"the runtime accepted {probe.name}, outside the exported range_constraints",
+                    device, {"probe": probe.name, "kind": probe.kind}))
+        report.details["contract_probes"] = results
+
+
+def _frames(e: BaseException) -> list[str]:
+    import traceback
+
+    return [f.name for f in traceback.extract_tb(e.__traceback__)]

@@ -1,0 +1,50 @@
+"""Per-process setup shared by replay, the nightly parent's workers and pytest.
+
+Fixes are process-wide monkeypatches, so they are applied first, before any lane (and
+the stack it wraps) is imported. Plugins are modules imported after that, e.g. a test
+that swaps in a lane that crashes on purpose (tests/crash_ops.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+
+import fixes
+
+
+def fixes_switch(value: str | None = None) -> str:
+    """The fixes switch: an explicit value, else $FUZZ_FIXES, else "on"."""
+    return (value or os.environ.get(fixes.ENV_VAR) or "on").strip()
+
+
+def prepare(switch: str | None = None, plugins: Sequence[str] = ()) -> dict[str, str]:
+    """Apply the fixes switch (raises fixes.FixError on a bad one), import plugins, and
+    return the fixes active in this process (name -> state)."""
+    fixes.apply(fixes_switch(switch))
+    for name in plugins:
+        importlib.import_module(name)
+    return fixes.active()
+
+
+def all_fixes_on() -> bool:
+    """Whether every registered fix is in effect here (applied, upstream or absent)."""
+    return set(fixes.all_fixes()) <= set(fixes.active())
+
+
+def lane_unavailable(name: str, device: str) -> str | None:
+    """Why lane `name` cannot run on `device` in this process, or None."""
+    import torch
+
+    from fuzz.backends.registry import get_lane
+
+    if device == "cuda" and not torch.cuda.is_available():
+        return "no CUDA device"
+    try:
+        lane = get_lane(name)
+    except ValueError:
+        raise
+    except Exception as e:  # the lane module is missing or its stack does not import
+        return f"lane {name} unavailable: {type(e).__name__}: {e}"
+    return lane.unavailable(device)

@@ -1,0 +1,207 @@
+"""The corpus: case files in a directory, behind a tiny Hypothesis-database-like interface.
+
+    corpus = DirectoryCorpus("corpus")
+    name = corpus.save("thunder_unsound_hit", source)   # the name actually used
+    corpus.fetch(name)  -> source or None
+    corpus.keys()       -> sorted case names (file stems)
+    corpus.delete(name)
+    ReadOnlyCorpus(corpus)   # same reads; save/delete raise ReadOnlyCorpusError
+
+A case is the file `<name>.py` (the format in fuzz/case.py). Writes are atomic and never
+overwrite: the source is written to a temporary file in the same directory, flushed and
+fsynced, then hard-linked (`os.link`, which fails if the target exists) to its final
+name; on a clash the next free name `<name>_2`, `<name>_3`, ... is used. Where hard
+links are not supported the final file is created with O_CREAT | O_EXCL instead (still
+never overwriting; a reader may then briefly see a partial file). So two workers, two
+campaigns or a campaign and a person can write into the same directory safely.
+
+`CorpusIndex` is what deduplication needs from a corpus: the signatures of every case
+(from its FOUND and EXPECT, see fuzz.signature) and the kinds named in EXPECT (a known
+upstream bug). It reads files with `ast` only, so building it runs no case code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from fuzz.signature import Signature, case_metadata, signatures_of_source
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class ReadOnlyCorpusError(PermissionError):
+    """A write was attempted through a ReadOnlyCorpus."""
+
+
+def safe_name(text: str) -> str:
+    """A case name (a Python identifier, so the file stays importable) made from `text`."""
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "case"
+    if name[0].isdigit():
+        name = "case_" + name
+    return name
+
+
+def is_case_file(path: Path) -> bool:
+    return path.suffix == ".py" and not path.name.startswith(("_", ".")) and path.is_file()
+
+
+class DirectoryCorpus:
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"DirectoryCorpus({str(self.path)!r})"
+
+    def _file(self, name: str) -> Path:
+        if not _NAME.fullmatch(name):
+            raise ValueError(f"invalid case name {name!r}: use letters, digits and _")
+        return self.path / f"{name}.py"
+
+    def keys(self) -> list[str]:
+        if not self.path.is_dir():
+            return []
+        return sorted(p.stem for p in self.path.iterdir() if is_case_file(p))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __contains__(self, name: str) -> bool:
+        return self._file(name).is_file()
+
+    def paths(self) -> list[Path]:
+        return [self.path / f"{k}.py" for k in self.keys()]
+
+    def fetch(self, name: str) -> str | None:
+        try:
+            return self._file(name).read_text()
+        except FileNotFoundError:
+            return None
+
+    def delete(self, name: str) -> None:
+        try:
+            self._file(name).unlink()
+        except FileNotFoundError:
+            pass
+
+    def save(self, name: str, source: str) -> str:
+        """Write `source` as a new case; returns the name used (`name` or `name_N`)."""
+        name = safe_name(name)
+        self._file(name)  # validates
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".py", dir=self.path)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(source)
+                f.flush()
+                os.fsync(f.fileno())
+            for candidate in self._candidates(name):
+                target = self._file(candidate)
+                try:
+                    os.link(tmp, target)
+                    return candidate
+                except FileExistsError:
+                    continue
+                except OSError:
+                    # No hard links here (some filesystems): exclusive create instead.
+                    try:
+                        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                    except FileExistsError:
+                        continue
+                    with os.fdopen(out, "w") as f:
+                        f.write(source)
+                        f.flush()
+                        os.fsync(f.fileno())
+                    return candidate
+            raise RuntimeError("unreachable")
+        finally:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+
+    @staticmethod
+    def _candidates(name: str) -> Iterator[str]:
+        yield name
+        i = 2
+        while True:
+            yield f"{name}_{i}"
+            i += 1
+
+
+class ReadOnlyCorpus:
+    """Reads pass through; writes raise (a corpus must never lose a case silently)."""
+
+    def __init__(self, corpus: DirectoryCorpus):
+        self._corpus = corpus
+        self.path = corpus.path
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyCorpus({self._corpus!r})"
+
+    def keys(self) -> list[str]:
+        return self._corpus.keys()
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._corpus
+
+    def paths(self) -> list[Path]:
+        return self._corpus.paths()
+
+    def fetch(self, name: str) -> str | None:
+        return self._corpus.fetch(name)
+
+    def save(self, name: str, source: str) -> str:
+        raise ReadOnlyCorpusError(f"{self.path} is read-only: cannot save {name!r}")
+
+    def delete(self, name: str) -> None:
+        raise ReadOnlyCorpusError(f"{self.path} is read-only: cannot delete {name!r}")
+
+
+@dataclasses.dataclass
+class CorpusIndex:
+    """Known findings: signatures (from FOUND/EXPECT) and EXPECT kinds, by case name."""
+
+    signatures: dict[Signature, str] = dataclasses.field(default_factory=dict)
+    expect_kinds: dict[str, str] = dataclasses.field(default_factory=dict)  # kind -> case
+
+    @classmethod
+    def of(cls, corpora: Iterable[DirectoryCorpus | ReadOnlyCorpus]) -> "CorpusIndex":
+        index = cls()
+        for corpus in corpora:
+            for name in corpus.keys():
+                source = corpus.fetch(name)
+                if source is not None:
+                    index.add(f"{corpus.path}/{name}.py", source)
+        return index
+
+    def add(self, where: str, source: str) -> None:
+        for sig in signatures_of_source(source):
+            self.signatures.setdefault(sig, where)
+        for kind in case_metadata(source).get("EXPECT", ()) or ():
+            if isinstance(kind, str):
+                self.expect_kinds.setdefault(kind, where)
+
+    def known(self, sig: Signature) -> str | None:
+        """The case that already covers `sig` (same signature, or its kind EXPECTed)."""
+        if sig in self.signatures:
+            return self.signatures[sig]
+        return self.expect_kinds.get(sig.kind)
+
+
+def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Files as given; directories expanded to their case files (sorted)."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(q for q in p.iterdir() if is_case_file(q)))
+        else:
+            out.append(p)
+    return out

@@ -1,0 +1,261 @@
+"""The ExecuTorch runtime side of the EXIR lane: the input contract, runs, and results.
+
+Kinds emitted: exir.runtime-result (outputs or returned mutations differ from eager),
+exir.crash (the runtime raised where eager did not), exir.unchecked-contract (the runtime
+accepted an input outside the exported range_constraints).
+
+The contract of an exported program is its user-input placeholders' meta['val']
+(dtype, rank, static sizes, symbolic sizes), `ep.range_constraints` for the symbols, and
+the constants export specialized non-tensor inputs to. Only calls inside it are run
+(`outside_contract`); probes just outside it must be rejected (`contract_probes`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+import torch
+import torch.utils._pytree as pytree
+
+from fuzz.divergence import Divergence
+from fuzz.observe import CallRecord
+from fuzz.oracles.exir_plan import _unbounded
+from fuzz.oracles.exir_trace import graph_levels
+from fuzz.oracles.results import value_mismatch
+
+
+def _user_input_specs(ep: torch.export.ExportedProgram) -> list[Any]:
+    from torch.export.graph_signature import InputKind
+
+    return [s for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+
+
+def _placeholder_vals(ep: torch.export.ExportedProgram) -> dict[str, Any]:
+    return {n.name: n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"}
+
+
+def _dim_expr(size: Any) -> sympy.Expr:
+    return size.node.expr if isinstance(size, torch.SymInt) else sympy.Integer(int(size))
+
+
+def outside_contract(ep: torch.export.ExportedProgram, args: Sequence[Any]) -> str | None:
+    """Why `args` lie outside the exported program's contract, or None when inside."""
+    flat = pytree.tree_leaves((tuple(args), {}))
+    specs = _user_input_specs(ep)
+    if len(flat) != len(specs):
+        return f"{len(flat)} input leaves, the program takes {len(specs)}"
+    vals = _placeholder_vals(ep)
+    ranges = ep.range_constraints
+    binding: dict[sympy.Symbol, int] = {}
+    compound: list[tuple[str, sympy.Expr, int]] = []
+    for spec, value in zip(specs, flat):
+        name = spec.arg.name
+        if hasattr(spec.arg, "value"):  # ConstantArgument: export specialized this input
+            if value != spec.arg.value:
+                return f"input {name}={value!r}, exported as the constant {spec.arg.value!r}"
+            continue
+        val = vals.get(name)
+        if not isinstance(val, torch.Tensor):
+            continue  # symbolic int inputs: nothing to check here
+        if not isinstance(value, torch.Tensor):
+            return f"input {name} is {type(value).__name__}, exported as a tensor"
+        if value.dtype != val.dtype or value.dim() != val.dim():
+            return f"input {name}: {value.dtype} rank {value.dim()}, exported {val.dtype} rank {val.dim()}"
+        for d, (s, v) in enumerate(zip(val.shape, value.shape)):
+            e = _dim_expr(s)
+            if e.is_Integer:
+                if int(e) != v:
+                    return f"input {name} dim {d} = {v}, exported static {int(e)}"
+            elif isinstance(e, sympy.Symbol):
+                if binding.setdefault(e, v) != v:
+                    return f"input {name} dim {d} = {v}, but {e} = {binding[e]} elsewhere"
+                vr = ranges.get(e)
+                if vr is not None and not (vr.lower <= v and (_unbounded(vr.upper) or v <= vr.upper)):
+                    return f"input {name} dim {d} = {v} outside {e} in [{vr.lower}, {vr.upper}]"
+            else:
+                compound.append((f"{name} dim {d}", e, v))
+    for where, e, v in compound:
+        got = e.subs(binding)
+        if got.is_Integer and int(got) != v:
+            return f"input {where} = {v}, but {e} = {got}"
+    return None
+
+
+@dataclasses.dataclass
+class Probe:
+    name: str  # e.g. "s77=17 (max 16 + 1)"
+    kind: str  # "upper" | "lower" | "static"
+    args: tuple
+
+
+def _resized(t: torch.Tensor, shape: list[int]) -> torch.Tensor:
+    out = torch.zeros(shape, dtype=t.dtype)
+    common = tuple(slice(0, min(a, b)) for a, b in zip(t.shape, shape))
+    out[common] = t.detach().cpu()[common]
+    return out
+
+
+def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) -> list[Probe]:
+    """Inputs just outside the contract, made from an in-contract example.
+
+    One "upper" probe per symbol with a finite max (max+1 on every input dim bound to
+    it, compound dims re-evaluated), one "lower" probe per symbol with min-1 >= 0, and,
+    when no input dim is symbolic, one "static" probe (first sized dim + 1).
+    """
+    flat, spec = pytree.tree_flatten((tuple(example), {}))
+    specs = _user_input_specs(ep)
+    vals = _placeholder_vals(ep)
+    shapes: dict[int, list[sympy.Expr]] = {}
+    binding: dict[sympy.Symbol, int] = {}
+    for i, (s, value) in enumerate(zip(specs, flat)):
+        val = vals.get(s.arg.name)
+        if isinstance(val, torch.Tensor) and isinstance(value, torch.Tensor):
+            shapes[i] = [_dim_expr(d) for d in val.shape]
+            for e, v in zip(shapes[i], value.shape):
+                if isinstance(e, sympy.Symbol):
+                    binding.setdefault(e, v)
+
+    def make(assign: dict[sympy.Symbol, int]) -> tuple:
+        new = list(flat)
+        for i, exprs in shapes.items():
+            shape = [int(e.subs(assign | {k: v for k, v in binding.items() if k not in assign}))
+                     for e in exprs]
+            if shape != list(flat[i].shape):
+                new[i] = _resized(flat[i], shape)
+        return pytree.tree_unflatten(new, spec)[0]
+
+    probes = []
+    for sym in sorted(binding, key=str):
+        vr = ep.range_constraints.get(sym)
+        if vr is None:
+            continue
+        if not _unbounded(vr.upper):
+            probes.append(Probe(f"{sym}={int(vr.upper) + 1} (max {int(vr.upper)} + 1)", "upper",
+                                make({sym: int(vr.upper) + 1})))
+        if int(vr.lower) - 1 >= 0:
+            probes.append(Probe(f"{sym}={int(vr.lower) - 1} (min {int(vr.lower)} - 1)", "lower",
+                                make({sym: int(vr.lower) - 1})))
+    if not binding:
+        for i, exprs in shapes.items():
+            if exprs:
+                shape = [int(e) for e in exprs]
+                shape[0] += 1
+                new = list(flat)
+                new[i] = _resized(flat[i], shape)
+                probes.append(Probe(f"input {specs[i].arg.name} dim 0 = {shape[0]} (static {shape[0] - 1})",
+                                    "static", pytree.tree_unflatten(new, spec)[0]))
+                break
+    return probes
+
+
+# ---------------------------------------------------------------------------------------
+# Running .pte programs with the pip runtime
+
+
+_REGISTERED: frozenset[str] | None = None
+
+
+def runtime_operator_names() -> frozenset[str]:
+    global _REGISTERED
+    if _REGISTERED is None:
+        from executorch.runtime import Runtime
+
+        _REGISTERED = frozenset(Runtime.get().operator_registry.operator_names)
+    return _REGISTERED
+
+
+def missing_kernels(gm: torch.fx.GraphModule) -> list[str]:
+    """Operators of the final program the pip runtime has no kernel for (e.g. `fuzz::`)."""
+    known = runtime_operator_names()
+    missing = set()
+    for _, level in graph_levels(gm):
+        for node in level.graph.nodes:
+            schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+            if schema is None:
+                continue
+            name = f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name
+            if name not in known and not name.startswith("aten::sym_"):
+                missing.add(name)
+    return sorted(missing)
+
+
+class LoadedProgram:
+    """A loaded .pte and its forward Method; the Program stays referenced as long as the
+    Method is (a Method whose Program was collected crashes the process)."""
+
+    def __init__(self, buffer: bytes):
+        from executorch.runtime import Runtime
+
+        self.program = Runtime.get().load_program(buffer)
+        self.method = self.program.load_method("forward")
+
+    def close(self) -> None:
+        self.method = None
+        self.program = None
+
+    def execute(self, flat_inputs: list[Any]) -> list[Any]:
+        return list(self.method.execute(flat_inputs))
+
+
+def runtime_inputs(args: Sequence[Any]) -> list[Any]:
+    """Flat user inputs as the runtime wants them: contiguous CPU copies."""
+    return [x.detach().to("cpu").contiguous().clone() if isinstance(x, torch.Tensor) else x
+            for x in pytree.tree_leaves((tuple(args), {}))]
+
+
+def run_on_runtime(loaded: LoadedProgram, et_program: torch.export.ExportedProgram,
+                   args: Sequence[Any]) -> CallRecord:
+    """One call through the runtime, as a CallRecord comparable with eager's.
+
+    The runtime returns the graph outputs in signature order: user-input mutations,
+    buffer mutations, user outputs. Mutations come back as outputs (the caller's tensors
+    are not written), so `inputs_after` is the inputs with the returned mutations put in.
+    """
+    from torch.export.graph_signature import InputKind, OutputKind
+
+    flat = runtime_inputs(args)
+    try:
+        results = loaded.execute(flat)
+    except Exception as e:
+        return CallRecord([], f"{type(e).__name__}: {e}", [_cpu(x) for x in flat])
+    sig = et_program.graph_signature
+    user_names = [s.arg.name for s in sig.input_specs if s.kind == InputKind.USER_INPUT]
+    outputs, after = [], [_cpu(x) for x in flat]
+    for ospec, value in zip(sig.output_specs, results):
+        if ospec.kind == OutputKind.USER_OUTPUT:
+            outputs.append(_cpu(value))
+        elif ospec.kind == OutputKind.USER_INPUT_MUTATION and ospec.target in user_names:
+            after[user_names.index(ospec.target)] = _cpu(value)
+    return CallRecord(outputs, None, after)
+
+
+def _cpu(v: Any) -> Any:
+    return v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else v
+
+
+def compare_runtime(expected: CallRecord, actual: CallRecord, stage: str,
+                    device: str = "cpu") -> list[Divergence]:
+    """fuzz.oracles.results' rules with the EXIR kinds: outputs and mutated inputs."""
+    if expected.error and actual.error:
+        return []
+    if expected.error:
+        return [Divergence("exir.runtime-result", stage,
+                           f"eager raised {expected.error!r}, the runtime returned a result", device)]
+    if actual.error:
+        return [Divergence("exir.crash", stage, f"the runtime raised {actual.error}", device,
+                           {"error": actual.error[:500]})]
+    if len(expected.outputs) != len(actual.outputs):
+        return [Divergence("exir.runtime-result", stage,
+                           f"{len(actual.outputs)} outputs, eager has {len(expected.outputs)}", device)]
+    out = []
+    for i, (e, a) in enumerate(zip(expected.outputs, actual.outputs)):
+        if (why := value_mismatch(e, a)) is not None:
+            out.append(Divergence("exir.runtime-result", stage, f"output {i}: {why}", device, {"output": i}))
+    for j, (e, a) in enumerate(zip(expected.inputs_after, actual.inputs_after)):
+        if isinstance(e, torch.Tensor) and (why := value_mismatch(e, a)) is not None:
+            out.append(Divergence("exir.runtime-result", stage,
+                                  f"input {j} after the call (mutation): {why}", device, {"input": j}))
+    return out

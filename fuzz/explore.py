@@ -55,6 +55,7 @@ def explore(lanes: Sequence[str], max_examples: int, devices: Sequence[str] = ("
             out.counters.update(report.counters)
             out.timings.update(report.timings)
             out.skipped += report.skipped is not None
+        out.counters.update(f"divergence:{d.kind}" for d in result.divergences)
         if result.divergences:
             out.found = out.found or (generated, result)
             if stop_on_first:

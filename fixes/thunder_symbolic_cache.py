@@ -709,7 +709,28 @@ def _install() -> None:
         # 4. Direct `.value` reads outside value propagation.
         NumberProxy.value = _RecordedValue()
 
-        # 5. The recording window, and the prologue check.
+        # 5. `bool()` in interpreted code: Thunder's lookaside marks the proxy static, and
+        #    propagate_constraints then pins every number input it derives from to its exact
+        #    value (or nothing at all when the chain goes through prims.shape). The decision
+        #    itself is recorded by `NumberProxy.__bool__` and replayed, so while recording we
+        #    keep the proxy's constraint as it was: `if s > 0` then admits any positive `s`.
+        bool_lookaside = jit_ext._general_jit_lookaside_map[bool]
+        _originals["bool_lookaside"] = bool_lookaside
+
+        @functools.wraps(bool_lookaside)
+        def bool_lookaside_without_static_pin(wrapped_x):
+            x = getattr(wrapped_x, "value", None)
+            if _current() is None or not isinstance(x, NumberProxy) or x.is_dynamic():
+                return bool_lookaside(wrapped_x)  # (also raises for dynamic proxies, as before)
+            constraint = x.constraint
+            try:
+                return bool_lookaside(wrapped_x)
+            finally:
+                x.constraint = constraint
+
+        jit_ext._general_jit_lookaside_map[bool] = bool_lookaside_without_static_pin
+
+        # 6. The recording window, and the prologue check.
         general_jit = jit_ext.thunder_general_jit
         propagate = jit_ext.propagate_constraints
         unpack_inputs = jit_ext.unpack_inputs

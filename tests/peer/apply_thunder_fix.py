@@ -39,6 +39,12 @@ XFAIL_WITH_FIX: dict[str, str] = {
         "scalar=2 is a miss (2 misses, 0 hits): the cached trace states output shape "
         "(a.shape[0], a.shape[2]) for any input"
     ),
+    "test_cache_symbolic_values_constraints": (
+        "traces `if scalar > 0: return scalar` with 1.5 and expects 2.0 to miss (its comment: "
+        "'even though we should be able to re-use the cache, we cannot do it now'). With the "
+        "fix the prologue replays `scalar > 0` instead of pinning scalar == 1.5, so 2.0 hits "
+        "(1 miss, 1 hit where the test asserts 2 misses, 0 hits); -0.3 still misses"
+    ),
 }
 
 _state: dict[str, str] = {}

@@ -1,0 +1,373 @@
+"""The `thunder-symbolic-cache` fix (Thunder 0.2.6, `cache="symbolic values"` unsound hits).
+
+The fix is a process-wide monkeypatch, so every observation of stock or fixed Thunder
+runs in its own subprocess (this file, run as a script with `fix` or `nofix`, prints one
+JSON report); the pytest process itself never applies it.
+
+Each case jits a function with `cache="symbolic values"`, calls it with `first`, then
+with `second`, and records: whether the second call hit, its result against eager, and
+whether the computation trace it ran is the one a fresh trace of `second` gives (the
+structure of the trace: symbols, including sub-symbols, with argument kinds and dtypes).
+
+* FLIP cases take another decision on `second`: with the fix they must miss and match
+  eager and the fresh trace; without it they hit (the upstream bug), and the result or the
+  trace is wrong. Exception, documented: `numel_gt` misses on stock Thunder too, because
+  propagate_constraints pins both sizes (numel's products are top-level in the trace).
+* KEEP cases take every decision the same way on `second`: with the fix they must hit.
+  `numel_gt_keep` and `scalar_gt_keep` miss on stock Thunder (its static pins) and hit
+  with the fix, which replays the decision instead of pinning the inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 400
+FIX = "thunder-symbolic-cache"
+
+
+# ------------------------------------------------------------------------------------
+# The programs (module level, so the subprocess and the docs share them)
+# ------------------------------------------------------------------------------------
+
+
+def f_tuple_eq(a, b):
+    if tuple(a.shape) == (2, 2):
+        return a
+    return b
+
+
+def g_add(a, b):
+    return a + b
+
+
+def h_eq(a):
+    return a * 2 if a.shape[0] == 2 else a + 1
+
+
+def k_range(a):
+    for i in range(a.shape[0]):
+        a = a + i
+    return a
+
+
+def m_dict(a):
+    return {2: 1.0, 3: 2.0}[a.shape[0]] * a
+
+
+def n_mul(a, s):
+    return a * s
+
+
+def sqrt_size(a):
+    return a * math.sqrt(a.shape[0])
+
+
+def all_gt(a):
+    return a + 1 if all(d > 1 for d in a.shape) else a - 1
+
+
+def numel_gt(a):
+    return a + 1 if a.numel() > 6 else a - 1
+
+
+def numel_min(a):
+    return a * min(a.numel(), 6)
+
+
+def mod_eq(a):
+    return a + 1 if a.shape[1] % 2 == 0 else a - 1
+
+
+def lt(a):
+    return a + 1 if a.shape[0] < 4 else a - 1
+
+
+def scalar_gt(a, s):
+    if s > 0:
+        return a * s
+    return a
+
+
+def split_rows(a):
+    return a.split(1, 0)[-1] * 2
+
+
+def _inputs():
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+
+    def R(*shape):
+        return torch.randn(*shape, generator=g)
+
+    def I(*shape):  # noqa: E743
+        return torch.arange(math.prod(shape)).reshape(shape)
+
+    # name: (fn, first args, second args)
+    flip = {
+        "f_tuple_eq": (f_tuple_eq, (R(2, 2), R(1)), (R(2, 1), R(8))),
+        "g_add": (g_add, (R(2, 2), R(1)), (R(2, 1), R(8))),
+        "h_eq": (h_eq, (R(2, 3),), (R(3, 3),)),
+        "k_range": (k_range, (R(2, 3),), (R(4, 3),)),
+        "m_dict": (m_dict, (R(2, 3),), (R(3, 3),)),
+        "n_int_then_float": (n_mul, (I(2, 3), 2), (I(2, 3), 2.5)),
+        "sqrt_size": (sqrt_size, (R(2, 3),), (R(3, 3),)),
+        "all_gt": (all_gt, (R(2, 3),), (R(1, 3),)),
+        "numel_gt": (numel_gt, (R(2, 3),), (R(2, 4),)),
+        "numel_min": (numel_min, (R(2, 2),), (R(2, 4),)),
+        "mod_eq": (mod_eq, (R(2, 4),), (R(2, 3),)),
+        "lt": (lt, (R(2, 3),), (R(5, 3),)),
+        "split_rows": (split_rows, (R(2, 3),), (R(4, 3),)),
+    }
+    keep = {
+        "g_add_keep": (g_add, (R(2, 3), R(3)), (R(4, 5), R(5))),
+        "h_eq_keep": (h_eq, (R(2, 3),), (R(2, 7),)),
+        "add_equal_shapes": (g_add, (R(3, 4), R(3, 4)), (R(5, 6), R(5, 6))),
+        "n_int_then_int": (n_mul, (R(2, 3), 2), (R(4, 3), 3)),
+        "lt_keep": (lt, (R(2, 3),), (R(3, 5),)),
+        "numel_gt_keep": (numel_gt, (R(2, 4),), (R(3, 3),)),
+        "scalar_gt_keep": (scalar_gt, (R(2, 3), 1.5), (R(4, 3), 2.0)),
+        "relu_any_shape": (lambda a: a.relu(), (R(2, 2, 2),), (R(3, 4, 5),)),
+        "reshape_numel": (lambda a: a.reshape(a.numel()) * 2, (R(2, 3),), (R(4, 5),)),
+    }
+    return flip, keep
+
+
+FLIP_CASES = (
+    "f_tuple_eq g_add h_eq k_range m_dict n_int_then_float sqrt_size all_gt numel_gt numel_min "
+    "mod_eq lt split_rows"
+).split()
+KEEP_CASES = (
+    "g_add_keep h_eq_keep add_equal_shapes n_int_then_int lt_keep numel_gt_keep scalar_gt_keep "
+    "relu_any_shape reshape_numel"
+).split()
+# Misses on stock Thunder too: its static pins reach the sizes (see the module docstring).
+STOCK_MISSES = {"numel_gt", "numel_gt_keep", "scalar_gt_keep"}
+
+
+# ------------------------------------------------------------------------------------
+# Subprocess side
+# ------------------------------------------------------------------------------------
+
+
+def _signature(trace) -> list:
+    """The structure of a computation trace: symbols (with sub-symbols), argument and
+    output kinds (tensor dtype and rank, number type), which inputs are returned."""
+    from thunder.core.proxies import NumberProxy, TensorProxy
+    from thunder.core.pytree import tree_flatten
+
+    def kind(x):
+        if isinstance(x, TensorProxy):
+            return f"T{x.ndim}:{x.dtype}"
+        if isinstance(x, NumberProxy):
+            return f"N:{x.python_type.__name__}"
+        return re.sub(r" at 0x[0-9a-f]+", "", repr(x))  # (numel's output is a lambda)
+
+    out = []
+
+    def walk(bsyms, depth):
+        for b in bsyms:
+            args, _ = tree_flatten((b.args, b.kwargs))
+            outs, _ = tree_flatten(b.output)
+            out.append((depth, b.sym.name, [kind(a) for a in args], [kind(o) for o in outs]))
+            walk(b.subsymbols, depth + 1)
+
+    walk(trace.bound_symbols, 0)
+    return out
+
+
+def _same_result(x, y) -> bool:
+    import torch
+
+    if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
+        return x.shape == y.shape and x.dtype == y.dtype and torch.allclose(x, y, atol=1e-5, rtol=1e-5)
+    return x == y
+
+
+def _observe(fn, first, second) -> dict:
+    import thunder
+
+    jf = thunder.jit(fn, cache="symbolic values")
+    jf(*first)
+    try:
+        out = jf(*second)
+    except Exception as e:  # a stale trace can also crash
+        return {"hit": thunder.cache_hits(jf) == 1, "error": f"{type(e).__name__}: {e}"[:300]}
+    used = _signature(thunder.last_traces(jf)[0])
+    fresh_jf = thunder.jit(fn, cache="symbolic values")
+    fresh_jf(*second)
+    fresh = _signature(thunder.last_traces(fresh_jf)[0])
+    return {
+        "hit": thunder.cache_hits(jf) == 1,
+        "misses": thunder.cache_misses(jf),
+        "result_ok": _same_result(out, fn(*second)),
+        "trace_ok": used == fresh,
+        "prologue": str(thunder.last_prologue_traces(jf)[-1]),
+    }
+
+
+def _idempotence() -> dict:
+    import fixes
+    import fixes.thunder_symbolic_cache as mod
+    from thunder.core.proxies import NumberProxy
+    from thunder.core.symbol import Symbol
+
+    before = (NumberProxy.__bool__, Symbol.__call__, NumberProxy.__dict__["value"])
+    again = [str(s) for s in fixes.apply([FIX])]
+    mod._install()  # a direct second install is a no-op too
+    after = (NumberProxy.__bool__, Symbol.__call__, NumberProxy.__dict__["value"])
+    return {"same_patches": before == after, "status": again, "active": fixes.active()}
+
+
+def _main(mode: str) -> None:
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    sys.path.insert(0, str(ROOT))
+    from fixes.compat_thunder_named_tensor import import_thunder
+
+    import_thunder()
+    report: dict = {}
+    if mode == "fix":
+        import fixes
+
+        report["status"] = [str(s) for s in fixes.apply([FIX])]
+    flip, keep = _inputs()
+    report["cases"] = {name: _observe(*spec) for name, spec in {**flip, **keep}.items()}
+    if mode == "fix":
+        report["idempotence"] = _idempotence()
+    print("REPORT " + json.dumps(report))
+
+
+# ------------------------------------------------------------------------------------
+# pytest side
+# ------------------------------------------------------------------------------------
+
+
+def _require_thunder_026():
+    from packaging.version import Version
+
+    from fixes._registry import installed_version
+
+    v = installed_version("lightning-thunder")
+    if v is None:
+        pytest.skip("lightning-thunder is not installed")
+    if v != Version("0.2.6"):
+        pytest.skip(f"the fix covers lightning-thunder 0.2.6; {v} is installed")
+
+
+@functools.lru_cache(maxsize=None)
+def _probe(mode: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.pop("FUZZ_FIXES", None)
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), mode],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
+    )  # fmt: skip
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT ")]
+    if proc.returncode != 0 or not lines:
+        raise AssertionError(f"probe {mode} failed (rc={proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+    return json.loads(lines[-1][len("REPORT ") :])
+
+
+def _case(mode: str, name: str) -> dict:
+    _require_thunder_026()
+    return _probe(mode)["cases"][name]
+
+
+@pytest.mark.parametrize("name", FLIP_CASES)
+def test_flip_misses_with_fix(name):
+    c = _case("fix", name)
+    assert "error" not in c, c
+    assert not c["hit"] and c["misses"] == 2, f"{name}: a call whose decisions differ hit the cache"
+    assert c["result_ok"], f"{name}: result differs from eager"
+    assert c["trace_ok"], f"{name}: the trace run differs from a fresh trace of the second inputs"
+
+
+@pytest.mark.parametrize("name", FLIP_CASES)
+def test_flip_hits_without_fix(name):
+    """The upstream bug is real: stock Thunder reuses the stale trace."""
+    c = _case("nofix", name)
+    if name in STOCK_MISSES:
+        assert not c["hit"], f"{name}: documented as a stock miss (static pins)"
+        return
+    assert c["hit"], f"{name}: stock Thunder was expected to hit (the bug)"
+    assert "error" in c or not c["result_ok"] or not c["trace_ok"], f"{name}: stale hit but nothing wrong?"
+
+
+@pytest.mark.parametrize("name", KEEP_CASES)
+def test_keep_hits_with_fix(name):
+    c = _case("fix", name)
+    assert "error" not in c, c
+    assert c["hit"] and c["misses"] == 1, f"{name}: over-specialised, a call keeping every decision missed"
+    assert c["result_ok"], f"{name}: result differs from eager"
+
+
+@pytest.mark.parametrize("name", KEEP_CASES)
+def test_keep_cases_on_stock(name):
+    c = _case("nofix", name)
+    assert c["hit"] is (name not in STOCK_MISSES), (name, c.get("hit"))
+
+
+def test_prologue_lists_replayed_decisions():
+    c = _case("fix", "h_eq_keep")
+    pro = c["prologue"]
+    assert "check_symbolic_decisions(" in pro
+    assert f"# {FIX}: decisions taken while tracing" in pro
+    assert "== 2) is True" in pro  # bool(<size> == 2) is True
+    c = _case("fix", "n_int_then_int")
+    assert "is int" in c["prologue"]  # the number input's type is checked
+
+
+def test_apply_is_idempotent():
+    _require_thunder_026()
+    rep = _probe("fix")
+    assert rep["status"] == [f"{FIX} (lightning-thunder 0.2.6): applied"]
+    idem = rep["idempotence"]
+    assert idem["same_patches"], "a second apply/install wrapped the patches again"
+    assert idem["status"] == rep["status"]
+    assert idem["active"].get(FIX) == "applied"
+
+
+def test_registration_and_versions():
+    from packaging.version import Version
+
+    import fixes
+
+    fix = fixes.all_fixes()[FIX]
+    assert fix.package == "lightning-thunder"
+    assert fix.upstream.endswith("lightning-thunder/issues/1525")
+    assert fix.covers(Version("0.2.6"))
+    for v in ("0.2.5", "0.2.7", "0.3.0"):
+        assert not fix.covers(Version(v))
+    assert not fix.already_fixed(Version("0.2.6"))
+
+
+def test_uncovered_version_raises(monkeypatch):
+    """Applying on another Thunder version refuses before installing anything."""
+    from packaging.version import Version
+
+    import fixes
+    from fixes import _registry
+
+    monkeypatch.setattr(_registry, "_STATUS", {})
+    monkeypatch.setattr(_registry, "installed_version", lambda package: Version("0.2.7"))
+    with pytest.raises(fixes.FixError, match="0.2.7"):
+        fixes.apply([FIX])
+    assert FIX not in _registry._STATUS
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1] if len(sys.argv) > 1 else "fix")

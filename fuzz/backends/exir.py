@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import torch
-import torch.utils._pytree as pytree
+from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
 from fuzz.backends.base import LaneReport
@@ -57,6 +57,14 @@ class ExportRefused(Exception):
 
 class Unsupported(Exception):
     """The ExecuTorch pipeline does not support the program (documented limitation)."""
+
+
+class StageError(Exception):
+    """A pipeline stage raised unexpectedly; `.stage` names it, `__cause__` is the error."""
+
+    def __init__(self, stage: str, error: BaseException):
+        super().__init__(f"{stage}: {type(error).__name__}: {error}")
+        self.stage, self.error = stage, error
 
 
 # ---------------------------------------------------------------------------------------
@@ -160,33 +168,28 @@ def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
     raise Unsupported(f"edge dialect: too many non-core operators {exceptions}")
 
 
-class _SpecProbe:
-    """Stands in the sym_shape_eval_pass slot: records the specs, then runs the real pass."""
+class SpecProbe(PassBase):
+    """Stands in the sym_shape_eval_pass slot: records the specs, then runs the real pass
+    (ConstraintBasedSymShapeEvalPass unless `inner` is given)."""
 
-    def __new__(cls, inner=None):
-        from torch.fx.passes.infra.pass_base import PassBase
-
-        class SpecProbe(PassBase):
-            def __init__(self, inner):
-                super().__init__()
-                self.inner = inner
-                self.records: list[exir_plan.SpecRecord] | None = None
-                self.gm: torch.fx.GraphModule | None = None
-
-            def call(self, gm):
-                self.gm = gm
-                self.records = exir_plan.snapshot_specs(gm)
-                return self.inner(gm)
-
-            @property
-            def bounds(self) -> dict[int, list[int | None]]:
-                return {r.spec_id: r.bound for r in self.records or []}
-
+    def __init__(self, inner: Any = None):
+        super().__init__()
         if inner is None:
             from executorch.exir.passes.sym_shape_eval_pass import ConstraintBasedSymShapeEvalPass
 
             inner = ConstraintBasedSymShapeEvalPass()
-        return SpecProbe(inner)
+        self.inner = inner
+        self.records: list[exir_plan.SpecRecord] | None = None
+        self.gm: torch.fx.GraphModule | None = None
+
+    def call(self, gm: torch.fx.GraphModule) -> PassResult:
+        self.gm = gm
+        self.records = exir_plan.snapshot_specs(gm)
+        return self.inner(gm)
+
+    @property
+    def bounds(self) -> dict[int, list[int | None]]:
+        return {r.spec_id: r.bound for r in self.records or []}
 
 
 def memory_planning_pass(algo: str):
@@ -262,7 +265,7 @@ class ExirBuild:
     edge: Any  # pristine EdgeProgramManager (deep-copied before each to_executorch)
     et: Any = None  # ExecutorchProgramManager of the greedy pipeline
     buffer: bytes | None = None
-    probe: Any = None  # _SpecProbe of the greedy pipeline
+    probe: SpecProbe | None = None  # of the greedy pipeline
     error: BaseException | None = None  # what to_executorch raised, if it did
     timings: Counter = dataclasses.field(default_factory=Counter)
 
@@ -284,15 +287,20 @@ def build(program: Callable[..., Any], example: tuple,
         ep = export_program(program, example, dims or {})
     except Exception as e:
         if is_export_refusal(e):
-            raise ExportRefused(f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}") from e
-        raise
-    finally:
-        t_export = time.perf_counter() - t
+            first = (str(e).strip().splitlines() or [""])[0]
+            raise ExportRefused(f"{type(e).__name__}: {first[:300]}") from e
+        raise StageError("export", e) from e
+    t_export = time.perf_counter() - t
     t = time.perf_counter()
-    edge = lower_to_edge(ep)
+    try:
+        edge = lower_to_edge(ep)
+    except Unsupported:
+        raise
+    except Exception as e:
+        raise StageError("to_edge", e) from e
     t_edge = time.perf_counter() - t
     result = ExirBuild(ep, edge, timings=Counter(export=t_export, to_edge=t_edge))
-    result.probe = _SpecProbe()
+    result.probe = SpecProbe()
     t = time.perf_counter()
     try:
         result.et = to_executorch(edge, "greedy", result.probe)
@@ -361,13 +369,12 @@ class ExirLane:
             report.skipped = f"unsupported: {e}"
             report.counters["unsupported-skip"] += 1
             return report
-        except Exception as e:
-            stage = "to_edge" if "to_edge" in "".join(_frames(e)) else "export"
+        except StageError as e:
             if reference and reference[0].error:
-                report.skipped = f"{stage} raised on an example eager also rejects: {type(e).__name__}"
+                report.skipped = f"{e.stage} raised on an example eager also rejects: {type(e.error).__name__}"
                 return report
-            report.divergences.append(Divergence("exir.crash", stage, f"{type(e).__name__}: {str(e)[:500]}",
-                                                 device, {"error": f"{type(e).__name__}: {str(e)[:500]}"}))
+            what = f"{type(e.error).__name__}: {str(e.error)[:500]}"
+            report.divergences.append(Divergence("exir.crash", e.stage, what, device, {"error": what}))
             return report
         report.timings.update(b.timings)
         report.details["range_constraints"] = {str(k): str(v) for k, v in b.ep.range_constraints.items()}
@@ -433,7 +440,10 @@ class ExirLane:
                                       f"{type(e).__name__}: {str(e)[:300]}", device, {"point": point}))
                 continue
             div += exir_plan.compare_plans(base, variant, point, device)
-        div += self._guard(report, "alias-structure", lambda: exir_aliasing.check_alias_structure(gm, device))
+        alias, notes = self._guard(report, "alias-structure",
+                                   lambda: exir_aliasing.check_alias_structure(gm, device), ([], {}))
+        div += alias
+        report.details["alias_notes"] = notes
         facts = self._guard(report, "alias-boundary", lambda: exir_aliasing.boundary_facts(et_program), None)
 
         missing = exir_runtime.missing_kernels(gm) if self.use_runtime else ["(runtime disabled)"]
@@ -511,9 +521,3 @@ class ExirLane:
                     f"the runtime accepted {probe.name}, outside the exported range_constraints",
                     device, {"probe": probe.name, "kind": probe.kind}))
         report.details["contract_probes"] = results
-
-
-def _frames(e: BaseException) -> list[str]:
-    import traceback
-
-    return [f.name for f in traceback.extract_tb(e.__traceback__)]

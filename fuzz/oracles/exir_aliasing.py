@@ -49,7 +49,7 @@ import torch.utils._pytree as pytree
 from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord
 from fuzz.oracles.exir_plan import MAX_PER_KIND, storage_root
-from fuzz.oracles.exir_trace import graph_levels, is_alloc, is_memory_view, tensor_specs
+from fuzz.oracles.exir_trace import graph_levels, is_alloc, is_memory_view, op_schema, tensor_specs
 from fuzz.oracles.results import value_mismatch
 
 
@@ -71,8 +71,7 @@ class _UnionFind:
 def _written_args(node: torch.fx.Node) -> list[tuple[int | None, torch.fx.Node]]:
     """(return index, argument node) for each `Tensor(a!)` return and the argument with
     the same alias set (out= kwargs, in-place self)."""
-    op = getattr(node.target, "_op", node.target)
-    schema = getattr(op, "_schema", None)
+    schema = op_schema(node.target)
     if schema is None:
         return []
     out = []
@@ -94,15 +93,20 @@ def _spec_at(node: torch.fx.Node, index: int | None) -> Any:
     return specs.get(index) if index is not None else specs.get(None, next(iter(specs.values()), None))
 
 
-def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> list[Divergence]:
-    """S1-S5 on the final plan, every graph level."""
+def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tuple[list[Divergence], dict[str, int]]:
+    """S1-S5 on the final plan, every graph level. Also returns notes: counts of
+    harmless findings ("stale-output-spec": see S2 below)."""
     problems: list[str] = []
+    notes = {"stale-output-spec": 0}
+    inplace_written: set[str] = set()
     for path, level in graph_levels(gm):
         where = "/".join(path) or "<top>"
         uf = _UnionFind()
 
-        def require(a: torch.fx.Node, a_spec: Any, b: torch.fx.Node, b_spec: Any, rule: str, same_object: bool):
-            uf.union(a.name, b.name)
+        def require(a: torch.fx.Node, a_spec: Any, b: torch.fx.Node, b_spec: Any, rule: str,
+                    same_object: bool, connect: bool = True):
+            if connect:  # the output node is not a value: it must not join its arguments' classes
+                uf.union(a.name, b.name)
             if a_spec is None or b_spec is None:
                 return
             ok = a_spec is b_spec if same_object else storage_root(a_spec) is storage_root(b_spec)
@@ -111,13 +115,21 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> list
 
         for node in level.graph.nodes:
             if node.op == "output":
+                # S2. Exception: memory planning re-points an in-place node's spec at the
+                # input it mutates (_alias_inplace_result_specs) but leaves the output
+                # node holding the old spec object, which then gets planned as an extra,
+                # never-written tensor. The emitter returns the argument's value, so
+                # this only wastes arena bytes: noted, not a divergence.
                 specs = node.meta.get("spec")
                 flat_args = pytree.tree_leaves(node.args[0])
                 flat_specs = pytree.tree_leaves(specs) if specs is not None else []
                 for arg, spec in zip(flat_args, flat_specs):
-                    if isinstance(arg, torch.fx.Node) and tensor_specs(arg):
-                        require(node, spec, arg, _spec_at(arg, None) if len(tensor_specs(arg)) == 1 else None,
-                                "S2 output", True)
+                    if isinstance(arg, torch.fx.Node) and len(tensor_specs(arg)) == 1:
+                        arg_spec = _spec_at(arg, None)
+                        if arg.name in inplace_written and spec is not arg_spec:
+                            notes["stale-output-spec"] += 1
+                            continue
+                        require(node, spec, arg, arg_spec, "S2 output", True, connect=False)
             elif node.op != "call_function":
                 continue
             elif node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node):
@@ -129,6 +141,8 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> list
             else:
                 for ri, arg in _written_args(node):
                     rule = "S3 out-variant" if is_alloc(arg.target) else "S3 in-place"
+                    if rule == "S3 in-place":
+                        inplace_written.add(node.name)
                     require(node, _spec_at(node, ri), arg, _spec_at(arg, None), rule, True)
         classes: dict[int, list[str]] = {}
         for node in level.graph.nodes:
@@ -147,7 +161,7 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> list
                                 f"but are not connected by getitem/output/out=/in-place/view")
     return [Divergence("exir.aliasing", "alias-structure", p, device, {"rule": p.split(":", 1)[0],
                                                                         "problems": len(problems)})
-            for p in problems[:MAX_PER_KIND]]
+            for p in problems[:MAX_PER_KIND]], notes
 
 
 def _eager_classes(record: CallRecord) -> _UnionFind:

@@ -460,8 +460,8 @@ def plan_fingerprint(gm: torch.fx.GraphModule) -> list[tuple]:
     for path, level in graph_levels(gm):
         rows.append(("/".join(path), "<arena>", tuple(level.meta.get("non_const_buffer_sizes") or ())))
         for node in level.graph.nodes:
-            if is_alloc(node.target):
-                continue
+            if is_alloc(node.target) or node.op == "output":
+                continue  # alloc/output hold their producers' specs (and the output's name varies)
             for index, spec in tensor_specs(node):
                 rows.append(("/".join(path), node.name if index is None else f"{node.name}[{index}]",
                              (tuple(int(s) if not isinstance(s, torch.SymInt) else str(s) for s in spec.shape),

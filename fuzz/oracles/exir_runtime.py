@@ -23,7 +23,7 @@ import torch.utils._pytree as pytree
 from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord
 from fuzz.oracles.exir_plan import _unbounded
-from fuzz.oracles.exir_trace import graph_levels
+from fuzz.oracles.exir_trace import graph_levels, op_schema
 from fuzz.oracles.results import value_mismatch
 
 
@@ -173,7 +173,7 @@ def missing_kernels(gm: torch.fx.GraphModule) -> list[str]:
     missing = set()
     for _, level in graph_levels(gm):
         for node in level.graph.nodes:
-            schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+            schema = op_schema(node.target) if node.op == "call_function" else None
             if schema is None:
                 continue
             name = f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name

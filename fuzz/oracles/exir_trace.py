@@ -58,14 +58,23 @@ _VIEW_OPS = frozenset({"aten::view", "aten::_unsafe_view", "aten::reshape", "ate
 
 def schema_name(target: Any) -> str | None:
     """`aten::add` for aten.add.Tensor / aten.add.out / the edge overload; None otherwise."""
-    op = getattr(target, "_op", target)  # EdgeOpOverload wraps the OpOverload
-    schema = getattr(op, "_schema", None)
+    schema = op_schema(target)
     return schema.name if schema is not None else None
+
+
+def op_schema(target: Any) -> Any:
+    """The FunctionSchema of an OpOverload or EdgeOpOverload, else None."""
+    schema = getattr(target, "_schema", None)
+    if schema is None:  # EdgeOpOverload keeps the OpOverload in `_op`
+        schema = getattr(getattr(target, "_op", None), "_schema", None)
+    return schema
 
 
 def same_operator(planned: str | None, aten: str | None) -> bool:
     if planned is None or aten is None:
         return False
+    if aten.endswith("_") and not aten.endswith("__"):
+        aten = aten[:-1]  # in-place ATen op (add_), functional after to_edge (add)
     if planned == aten or _EQUIVALENT_OPS.get(planned, frozenset()) >= {aten}:
         return True
     return planned.endswith("_copy") and planned[: -len("_copy")] == aten

@@ -446,7 +446,7 @@ def test_pipeline_mirror_matches_to_executorch(head_build):
 
 def test_pipeline_variance_silent_when_bounds_live_in_the_fake_kernel(head_build):
     base = exir_plan.plan_fingerprint(head_build.planned_gm)
-    for point in ("repeat", "after-asserts"):
+    for point in ("repeat", "after-asserts", "before-planning"):
         other = exir_plan.plan_fingerprint(mirror_to_executorch(head_build.edge, point))
         assert exir_plan.compare_plans(base, other, point) == []
 

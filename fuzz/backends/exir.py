@@ -44,10 +44,10 @@ from fuzz.case import Case
 from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord
 from fuzz.oracles import exir_aliasing, exir_plan, exir_runtime
-from fuzz.oracles.exir_trace import PlannedTensor, interpret_aten, map_planned
+from fuzz.oracles.exir_trace import PlannedTensor, graph_levels, interpret_aten, is_memory_view, map_planned
 from fuzz.tensors import copy_args
 
-VARIANCE_POINTS = ("repeat", "after-asserts")
+VARIANCE_POINTS = ("repeat", "after-asserts", "before-planning")
 ALGOS = ("greedy", "naive")
 
 
@@ -57,6 +57,10 @@ class ExportRefused(Exception):
 
 class Unsupported(Exception):
     """The ExecuTorch pipeline does not support the program (documented limitation)."""
+
+
+class NotApplicable(Exception):
+    """A variance insertion point that does not apply to this program."""
 
 
 class StageError(Exception):
@@ -217,8 +221,12 @@ def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") 
 
       insert="repeat"         right after the pipeline's own SpecPropPass;
       insert="after-asserts"  right after RemoveGraphAssertsPass (before view-copy
-                              removal and the sym-shape pass: the latest point where
-                              SpecPropPass can still re-trace the graph).
+                              removal and the sym-shape pass);
+      insert="before-planning" right before the sym-shape pass, the last point before
+                              memory planning where specs are still symbolic. SpecPropPass
+                              cannot re-trace `memory.view` nodes (ExportPass rejects the
+                              target), so on programs with such views this point raises
+                              `NotApplicable`.
     Returns the planned graph module.
     """
     import executorch.exir.program._program as P
@@ -236,13 +244,18 @@ def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") 
         at = next(i for i, p in enumerate(passes) if isinstance(p, P.SpecPropPass)) + 1
     elif insert == "after-asserts":
         at = next(i for i, p in enumerate(passes) if isinstance(p, P.RemoveGraphAssertsPass)) + 1
+    elif insert == "before-planning":
+        at = next(i for i, p in enumerate(passes) if p is config.sym_shape_eval_pass)
     elif insert is not None:
         raise ValueError(f"unknown insertion point {insert!r}")
     if insert is not None:
         passes.insert(at, P.SpecPropPass())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for p in passes:
+        for i, p in enumerate(passes):
+            if insert == "before-planning" and i == at and any(
+                    is_memory_view(n.target) for _, lvl in graph_levels(gm) for n in lvl.graph.nodes):
+                raise NotApplicable("SpecPropPass cannot re-trace memory.view nodes")
             gm = p(gm).graph_module
             if isinstance(p, P.SpecPropPass):
                 p.update_placeholder_tensor_specs(program, gm)
@@ -434,6 +447,9 @@ class ExirLane:
         for point in self.variance_points:
             try:
                 variant = exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, point))
+            except NotApplicable:
+                report.counters[f"variance-{point}-n/a"] += 1
+                continue
             except Exception as e:
                 div.append(Divergence("exir.pipeline-variance", f"pipeline-variance[{point}]",
                                       f"re-running SpecPropPass {point} makes the pipeline raise "

@@ -103,10 +103,13 @@ def is_alloc(target: Any) -> bool:
 
 
 def control_flow_submodules(node: torch.fx.Node) -> list[torch.fx.Node]:
-    """The get_attr arguments of a cond / while / map / scan node, in order."""
+    """The get_attr arguments of a cond / while / map / scan node that name graph
+    submodules, in order (not constants fetched by get_attr)."""
     if node.op != "call_function":
         return []
-    return [a for a in node.args if isinstance(a, torch.fx.Node) and a.op == "get_attr"]
+    owner = node.graph.owning_module
+    return [a for a in node.args if isinstance(a, torch.fx.Node) and a.op == "get_attr"
+            and isinstance(getattr(owner, a.target, None), torch.fx.GraphModule)]
 
 
 def is_control_flow(node: torch.fx.Node) -> bool:

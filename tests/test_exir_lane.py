@@ -1,0 +1,210 @@
+"""The EXIR lane end to end: hand-written cases through export -> to_edge ->
+to_executorch -> the pip runtime, on the stock executorch 1.5.1 stack."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import fuzz.custom_ops  # noqa: F401
+from fuzz.backends.eager import run_eager
+from fuzz.backends.exir import ExirLane, derive_dims
+from fuzz.case import case_from_source
+from fuzz.engine import run_case
+
+warnings.filterwarnings("ignore")
+
+
+def run(src: str, lane: ExirLane | None = None, device: str = "cpu", name: str = "case"):
+    case = case_from_source(src, name)
+    calls = case.materialize(0, device)
+    return (lane or ExirLane(strict=True)).run(case, calls, run_eager(case, calls), device)
+
+
+CLEAN = {
+    "elementwise_broadcast": """
+import torch
+def program(x, y):
+    return (x * 2 + y).relu(), x - y.sin(), (x[:, :1] * y).sum(1)
+def calls():
+    return [(torch.randn(4, 3), torch.randn(3)), (torch.randn(6, 3), torch.randn(3)),
+            (torch.randn(2, 3), torch.randn(3))]
+""",
+    "shape_branch": """
+import torch
+def program(x):
+    if x.shape[0] > 3:
+        return x.sum(0) * 2
+    return x - 1
+def calls():
+    return [(torch.randn(5, 3),), (torch.randn(7, 3),), (torch.randn(4, 3),)]
+""",
+    "cond": """
+import torch
+def program(x):
+    return torch.cond(x.sum() > 0, lambda x: (x * 2).sin(), lambda x: x.cos() + 1, (x,))
+def calls():
+    return [(torch.rand(4, 3),), (-torch.rand(5, 3),), (torch.rand(3, 3),)]
+""",
+    "view": """
+import torch
+def program(x):
+    y = x.view(-1)
+    return y * 2, x.t(), x.view(-1, 1)[1:].sum()
+def calls():
+    return [(torch.randn(4, 3),), (torch.randn(5, 3),)]
+""",
+    "inplace_input": """
+import torch
+def program(x, y):
+    x.add_(y)
+    return x * 2
+def calls():
+    return [(torch.randn(4, 3), torch.randn(3)), (torch.randn(5, 3), torch.randn(3))]
+""",
+    "masked_select": """
+import torch
+def program(x):
+    return torch.masked_select(x, x > 0) * 3
+def calls():
+    return [(torch.randn(4, 3),), (torch.randn(6, 3),)]
+""",
+    "custom_ops": """
+import torch
+import fuzz.custom_ops
+def program(x):
+    a = torch.ops.fuzz.positive_head(x, 10)
+    p, n = torch.ops.fuzz.split_sign(x)
+    return a * 2, torch.ops.fuzz.positive(x) + 1, p.sum() - n.sum()
+def calls():
+    return [(torch.randn(4, 8),), (torch.randn(6, 8),)]
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLEAN))
+def test_clean_programs_do_not_diverge(name):
+    report = run(CLEAN[name], name=name)
+    assert report.skipped is None
+    assert report.divergences == [], [str(d) for d in report.divergences]
+    assert report.counters["oracle-error"] == 0
+    assert report.counters["calls-checked"] >= 2
+    for stage in ("export", "to_edge", "to_executorch", "runtime", "checks"):
+        assert stage in report.timings
+
+
+def test_custom_ops_are_checked_statically_and_plan_their_bound():
+    report = run(CLEAN["custom_ops"])
+    assert report.details["runtime"].startswith("static checks only")
+    assert report.counters["runtime-static-only"] == 1
+    rows = {r["aten"]: r for r in report.details["bounds"]}
+    head = next(r for a, r in rows.items() if a.startswith("positive_head"))
+    assert head["planned"] == head["needed"] == 10
+    split = [r for a, r in rows.items() if a.startswith("split_sign")]
+    assert split and all(r["planned"] == r["needed"] == 8 * 6 for r in split)  # u <= numel, s in [4, 6]
+    assert report.counters["tensors-checked"] > 0
+
+
+def test_ordinary_programs_run_on_the_pip_runtime_and_probe_the_contract():
+    report = run(CLEAN["elementwise_broadcast"])
+    assert report.details["runtime"] == "pip runtime"
+    probes = {p["kind"]: p for p in report.details["contract_probes"]}
+    assert probes["upper"]["accepted"] is False
+    assert report.details["range_constraints"] == {"s77": "VR[2, 6]"}
+
+
+def test_shape_branch_feeds_only_calls_inside_the_contract():
+    src = CLEAN["shape_branch"].replace("(torch.randn(4, 3),)]", "(torch.randn(2, 3),)]")
+    report = run(src)
+    assert report.divergences == []
+    assert report.counters["call-outside-contract"] == 1
+    assert "outside s" in report.details["outside_contract"][0]
+
+
+def test_nonzero_output_dim_order_is_an_upstream_runtime_bug():
+    """Known upstream divergence (executorch 1.5.1): nonzero's output is planned with
+    PyTorch's transposed strides (dim order (1, 0)), but the portable nonzero.out kernel
+    writes it row-major, so the runtime returns scrambled indices. Kept as a finding."""
+    report = run("""
+import torch
+def program(x):
+    return torch.nonzero(x > 0)
+def calls():
+    return [(torch.tensor([[1., -1, 2], [-3, 4, 5]]),)]
+""")
+    assert [(d.kind, d.stage) for d in report.divergences] == [("exir.runtime-result", "call[0]")]
+
+
+def test_export_refusal_is_a_skip():
+    report = run("""
+import torch
+def program(x):
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+def calls():
+    return [(torch.randn(3),)]
+""")
+    assert report.skipped and report.skipped.startswith("export refused")
+    assert report.counters["export-skip"] == 1 and report.divergences == []
+
+
+def test_specialized_int_argument_bounds_the_contract():
+    report = run("""
+import torch
+def program(x, k):
+    return x * k
+def calls():
+    return [(torch.randn(3), 2), (torch.randn(3), 2), (torch.randn(3), 5)]
+""")
+    assert report.divergences == []
+    assert report.counters["call-outside-contract"] == 1
+    assert "constant 2" in report.details["outside_contract"][0]
+    assert report.details["contract_probes"][0]["kind"] == "static"
+
+
+def test_dims_come_from_the_case_or_the_calls():
+    case = case_from_source("""
+import torch
+def program(x, y):
+    return x + y
+DIMS = {"y": {0: (2, 9)}}
+def calls():
+    return [(torch.randn(3, 2), torch.randn(3, 2)), (torch.randn(5, 2), torch.randn(5, 2))]
+""", "dims")
+    calls = case.materialize()
+    assert derive_dims(case, calls) == {1: {0: (2, 9)}}
+    case.dims = None
+    assert derive_dims(case, calls) == {0: {0: (3, 5)}, 1: {0: (3, 5)}}
+
+
+def test_through_the_engine():
+    case = case_from_source(CLEAN["view"], "view")
+    result = run_case(case, lanes=("exir",), devices=("cpu",))
+    (report,) = result.reports
+    assert report.lane == "exir" and report.divergences == [] and "eager" in report.timings
+
+
+def test_unavailable():
+    lane = ExirLane()
+    assert lane.unavailable("cpu") is None
+    assert (lane.unavailable("cuda") is None) == torch.cuda.is_available()
+    assert lane.unavailable("tpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_reference_with_host_planning():
+    report = run(CLEAN["elementwise_broadcast"], device="cuda")
+    assert report.device == "cuda" and report.skipped is None
+    assert report.divergences == [], [str(d) for d in report.divergences]
+    assert report.details["runtime"] == "pip runtime"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_custom_ops_and_cond_through_the_engine():
+    for name in ("custom_ops", "cond"):
+        result = run_case(case_from_source(CLEAN[name], name), lanes=("exir",), devices=("cuda",))
+        (report,) = result.reports
+        assert report.device == "cuda" and report.divergences == [], [str(d) for d in report.divergences]

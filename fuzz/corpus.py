@@ -16,8 +16,12 @@ never overwriting; a reader may then briefly see a partial file). So two workers
 campaigns or a campaign and a person can write into the same directory safely.
 
 `CorpusIndex` is what deduplication needs from a corpus: the signatures of every case
-(from its FOUND and EXPECT, see fuzz.signature) and the kinds named in EXPECT (a known
-upstream bug). It reads files with `ast` only, so building it runs no case code.
+(from its FOUND and EXPECT, see fuzz.signature). A finding is *known* when one of its
+signatures is there, or when a corpus case with the same normalized program EXPECTs its
+kind (EXPECT has no stage, so any stage matches). A kind in EXPECT does not make that
+kind known for every program: `thunder.wrong-result` in one known-bug case must not hide
+all other wrong results. The kinds EXPECTed anywhere are kept too (`expect_kinds`), for
+reports. The index reads files with `ast` only, so building it runs no case code.
 """
 
 from __future__ import annotations
@@ -167,7 +171,7 @@ class ReadOnlyCorpus:
 
 @dataclasses.dataclass
 class CorpusIndex:
-    """Known findings: signatures (from FOUND/EXPECT) and EXPECT kinds, by case name."""
+    """Known findings: signatures (from FOUND/EXPECT) -> the case file that has them."""
 
     signatures: dict[Signature, str] = dataclasses.field(default_factory=dict)
     expect_kinds: dict[str, str] = dataclasses.field(default_factory=dict)  # kind -> case
@@ -190,10 +194,11 @@ class CorpusIndex:
                 self.expect_kinds.setdefault(kind, where)
 
     def known(self, sig: Signature) -> str | None:
-        """The case that already covers `sig` (same signature, or its kind EXPECTed)."""
+        """The case that already covers `sig`: the same signature, or the same program
+        with `sig.kind` in its EXPECT."""
         if sig in self.signatures:
             return self.signatures[sig]
-        return self.expect_kinds.get(sig.kind)
+        return self.signatures.get(sig._replace(stage="*"))
 
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:

@@ -153,9 +153,8 @@ def exit_status(outcomes: Sequence[Outcome]) -> int:
 def format_outcome(o: Outcome) -> str:
     where = f"{o.lane}/{o.device}" if o.lane else "-"
     line = f"{o.status.upper():<10} {o.path}  {where}"
-    if o.status in ("skip", "error") and o.reason:
-        line += f"  ({o.reason.strip().splitlines()[0] if o.status == 'skip' else ''})" \
-            if o.status == "skip" else ""
+    if o.status == "skip" and o.reason:
+        line += f"  ({o.reason.strip().splitlines()[0][:200]})"
     lines = [line]
     if o.status == "error":
         lines += ["    " + ln for ln in o.reason.strip().splitlines()]
@@ -165,6 +164,12 @@ def format_outcome(o: Outcome) -> str:
     if o.note:
         lines.append(f"    note: {o.note}")
     return "\n".join(lines)
+
+
+def default_devices() -> tuple[str, ...]:
+    from fuzz.engine import available_devices
+
+    return available_devices()
 
 
 def main(args) -> int:
@@ -190,7 +195,8 @@ def main(args) -> int:
     stream = sys.stderr if args.json == "-" else sys.stdout
     print(f"fixes: {switch} -> {', '.join(f'{k} ({v})' for k, v in active.items()) or 'none'}",
           file=stream)
-    outcomes = replay_paths(args.paths, lanes, args.devices, args.seed,
+    devices = args.devices or default_devices()
+    outcomes = replay_paths(args.paths, lanes, devices, args.seed,
                             progress=lambda o: print(format_outcome(o), file=stream, flush=True))
     code = exit_status(outcomes)
     counts = Counter(o.status for o in outcomes)
@@ -203,7 +209,7 @@ def main(args) -> int:
                       "all_on": set(fixes.all_fixes()) <= set(active)},
             "versions": versions,
             "lanes": list(lanes),
-            "devices": list(args.devices),
+            "devices": list(devices),
             "seed": args.seed,
             "results": [o.to_json() for o in outcomes],
             "summary": {s: counts[s] for s in STATUSES},

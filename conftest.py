@@ -1,0 +1,171 @@
+"""pytest setup for the whole repository: the fixes switch, Hypothesis profiles, and the
+corpus as test items.
+
+* `--fixes on|off|NAME,...` (default: $FUZZ_FIXES, else "on") is applied in
+  `pytest_configure`, so every xdist worker applies it too. Tests that compare stock and
+  fixed behaviour (tests/fixes/) run their observations in subprocesses and are not
+  affected by it.
+* The Hypothesis profile is `--hypothesis-profile` when given, else $HYPOTHESIS_PROFILE,
+  else "ci" when $CI is set, else "dev" (profiles: fuzz/settings.py).
+* Every case file under corpus/ becomes one item per (lane, device) it allows:
+  `corpus/<case>.py::<lane>[<device>]`. It runs through the engine like `python -m fuzz
+  replay` does and fails on a divergence, with the divergences as the message. cuda items
+  are skipped cleanly without a GPU, and lanes that cannot run here are skipped with the
+  reason. With every fix on, a case whose EXPECT names kinds of that lane is a strict xfail
+  (reason: its UPSTREAM link): it must diverge with exactly those kinds, and passing
+  fails the run (the upstream bug may be fixed: drop EXPECT). A case file that cannot be
+  loaded is one failing item naming the problem; the other cases still run.
+
+Corpus files are never imported as test modules: they are not test_*.py, and when one is
+named on the command line, the python plugin's module for it is replaced by an empty one.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+CORPUS_DIR = ROOT / "corpus"
+DEVICES = ("cpu", "cuda")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fixes", action="store", default=None,
+        help='fixes to apply in this test session: "on" (all), "off", or names a,b '
+             "(default: $FUZZ_FIXES, else on)")
+
+
+def _switch(config) -> str:
+    from fuzz.campaign.prepare import fixes_switch
+
+    return fixes_switch(config.getoption("fixes"))
+
+
+def pytest_configure(config):
+    import fixes
+    import fuzz.settings
+
+    try:
+        fixes.apply(_switch(config))
+    except fixes.FixError as e:
+        raise pytest.UsageError(f"--fixes: {e}") from e
+    if not config.getoption("hypothesis_profile", default=None):
+        default = "ci" if os.environ.get("CI") else "dev"
+        fuzz.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or default)
+
+
+def pytest_report_header(config):
+    import fixes
+    from hypothesis import settings
+
+    active = ", ".join(f"{k} ({v})" for k, v in fixes.active().items()) or "none"
+    versions = ", ".join(f"{k} {v}" for k, v in fixes.package_versions().items())
+    return [f"fixes: {_switch(config)} -> {active}",
+            f"hypothesis profile: {settings._current_profile}; {versions}"]
+
+
+def _is_corpus_case(path: Path) -> bool:
+    from fuzz.corpus import is_case_file
+
+    return path.parent == CORPUS_DIR and is_case_file(path)
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if _is_corpus_case(Path(file_path)):
+        return CorpusFile.from_parent(parent, path=Path(file_path))
+    return None
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent):
+    # A corpus file named on the command line would otherwise be imported as a test module.
+    if _is_corpus_case(Path(module_path)):
+        return _NotAModule.from_parent(parent, path=Path(module_path))
+    return None
+
+
+class _NotAModule(pytest.File):
+    def collect(self):
+        return []
+
+
+class CorpusFailure(Exception):
+    """A corpus item failed: the message says why (no traceback is shown)."""
+
+
+class UnexpectedDivergence(CorpusFailure):
+    pass
+
+
+class ExpectedDivergence(CorpusFailure):
+    """The lane diverged with exactly the case's EXPECT kinds (a known upstream bug)."""
+
+
+class CorpusFile(pytest.File):
+    def collect(self):
+        from fuzz.backends.registry import LANE_NAMES
+        from fuzz.campaign.prepare import all_fixes_on
+        from fuzz.case import CaseError, load_case
+        from fuzz.replay import expected_for
+
+        try:
+            case = load_case(self.path)
+        except CaseError as e:
+            yield CorpusItem.from_parent(self, name="load", case=None, lane=None, device=None,
+                                         problem=str(e))
+            return
+        fixes_on = all_fixes_on()
+        for device in DEVICES:
+            for lane in LANE_NAMES:
+                if not case.runs_on(lane, device):
+                    continue
+                item = CorpusItem.from_parent(self, name=f"{lane}[{device}]", case=case,
+                                              lane=lane, device=device)
+                if device == "cuda":
+                    item.add_marker(pytest.mark.cuda)
+                expected = expected_for(case, lane)
+                if expected and fixes_on:
+                    item.add_marker(pytest.mark.xfail(
+                        strict=True, raises=ExpectedDivergence,
+                        reason=f"known upstream bug {sorted(expected)}: "
+                               f"{case.upstream or 'no UPSTREAM link'}"))
+                yield item
+
+
+class CorpusItem(pytest.Item):
+    def __init__(self, *, case, lane, device, problem: str | None = None, **kw):
+        super().__init__(**kw)
+        self.case, self.lane, self.device, self.problem = case, lane, device, problem
+
+    def runtest(self):
+        if self.problem is not None:
+            raise CorpusFailure(f"bad case file: {self.problem}")
+        if self.device == "cuda":
+            import torch
+
+            if not torch.cuda.is_available():
+                pytest.skip("no CUDA device")
+        from fuzz.replay import format_outcome, run_lane
+
+        outcome = run_lane(self.case, self.lane, self.device)
+        if outcome.status == "skip":
+            pytest.skip(outcome.reason)
+        text = format_outcome(outcome)
+        if outcome.status == "error":
+            raise CorpusFailure(text)
+        if outcome.status == "expected":
+            raise ExpectedDivergence(text)
+        if outcome.status == "divergence":
+            raise UnexpectedDivergence(text)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CorpusFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        where = f"{self.lane}/{self.device}" if self.lane else "load"
+        return self.path, None, f"corpus case {self.path.name} on {where}"

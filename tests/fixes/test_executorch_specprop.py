@@ -209,6 +209,17 @@ def test_getitem_and_output_share_their_argument_spec():
     assert a["spec_shapes"] == a["val_shapes"]
 
 
+def test_control_flow_specs_under_the_fix():
+    """Upstream's cond/while spec-prop regressions (added with the fix in 1.1), re-run
+    against the backport: nested graph modules get specs from their own meta["val"]
+    and the programs still lower and plan."""
+    _require_executorch()
+    report = _probe("control", fix=True)
+    assert report["status"][0].endswith((": applied", ": upstream"))
+    assert report["cond"] == {"spec_len": 1, "upper": 20, "lowered": True}, report
+    assert report["while"] == {"spec_len": 2, "upper": 10}, report
+
+
 # =================================================================== subprocess side
 
 
@@ -384,6 +395,40 @@ def _main(argv: list[str]) -> None:  # pragma: no cover - runs in a subprocess
         report["after_specprop"] = aliasing(res.graph_module)
         et = edge.to_executorch()
         report["after_to_executorch"] = aliasing(et.exported_program().graph_module)
+    elif mode == "control":
+
+        class Cond(torch.nn.Module):
+            def forward(self, x):
+                return torch.cond(x[0] > 0, lambda v: v * 2, lambda v: v + 1, [x])
+
+        class While(torch.nn.Module):
+            def forward(self, i):
+                _, acc = torch._higher_order_ops.while_loop(
+                    lambda i, acc: i[0] > 0, lambda i, acc: (i - 1, acc + i), (i, torch.zeros(10))
+                )
+                return acc
+
+        cases = {
+            "cond": (Cond(), (torch.ones(10),), {"x": {0: Dim("n", min=1, max=20)}}, "cond", 0),
+            # The emitter of both versions rejects while_loop: specs only, no lowering.
+            "while": (While(), (torch.tensor([5.0]),), None, "while_loop", 1),
+        }
+        for name, (module, args, shapes, hop, idx) in cases.items():
+            edge = to_edge(export(module, args, dynamic_shapes=shapes, strict=False))
+            res = cls()(copy.deepcopy(edge.exported_program().graph_module))
+            node = next(
+                n
+                for n in res.graph_module.graph.nodes
+                if hasattr(n.target, "name") and n.target.name() == hop
+            )
+            spec = node.meta["spec"]
+            report[name] = {"spec_len": len(spec), "upper": upper(spec[idx].shape[0])}
+            if hop == "cond":
+                try:
+                    edge.to_executorch()
+                    report[name]["lowered"] = True
+                except Exception as e:  # noqa: BLE001
+                    report[name]["lowered"] = f"{type(e).__name__}: {e}"[:500]
     else:
         raise SystemExit(f"unknown mode {mode}")
 

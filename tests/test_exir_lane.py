@@ -137,6 +137,50 @@ def calls():
     assert [(d.kind, d.stage) for d in report.divergences] == [("exir.runtime-result", "call[0]")]
 
 
+def test_per_dim_bounds_are_unchecked_upstream():
+    """Known upstream gap (executorch 1.5.1): the runtime only checks that an input's
+    element count fits the planned capacity, not each dim's range. With two dynamic dims
+    an input beyond one dim's max but within the capacity is accepted; here export kept
+    the `x.shape[1] < 6` branch (s1 in [2, 5]) and x of 7 columns silently runs it."""
+    report = run("""
+import torch
+def program(x):
+    if x.shape[1] < 6:
+        return x * 2
+    return x - 100
+def calls():
+    return [(torch.randn(4, 3),), (torch.randn(8, 5),), (torch.randn(2, 2),)]
+""")
+    upper = [d for d in report.divergences if d.stage == "contract[upper]"]
+    assert {d.kind for d in report.divergences} == {"exir.unchecked-contract"} and upper
+    assert any(p["probe"].endswith("(max 5 + 1)") and p["accepted"] for p in report.details["contract_probes"])
+
+
+def test_export_example_avoids_zero_one_specialization():
+    report = run("""
+import torch
+def program(x):
+    return x * 2
+def calls():
+    return [(torch.randn(1, 4),), (torch.randn(5, 4),), (torch.randn(3, 4),)]
+""")
+    assert report.details["example_call"] == 1 and report.divergences == []
+    assert report.counters["call-outside-contract"] == 1  # the size-1 call: s in [2, 5]
+
+
+def test_unsupported_control_flow_is_a_skip():
+    report = run("""
+import torch
+from torch._higher_order_ops.while_loop import while_loop
+def program(x):
+    return while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * 2), (torch.tensor(0), x))
+def calls():
+    return [(torch.randn(3, 4),)]
+""")
+    assert report.skipped and "Unsupported control flow operator" in report.skipped
+    assert report.counters["unsupported-skip"] == 1
+
+
 def test_export_refusal_is_a_skip():
     report = run("""
 import torch

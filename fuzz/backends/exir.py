@@ -111,6 +111,17 @@ def derive_dims(case: Case, calls: Sequence[tuple]) -> dict[int, dict[int, tuple
     return out
 
 
+def pick_example(calls: Sequence[tuple], dims: dict[int, dict[int, tuple[int, int]]]) -> int:
+    """Index of the call to export with: the first call, unless its size on a dynamic dim
+    is 0 or 1 (export would specialize the dim to it, leaving every other call outside
+    the contract); then the first call whose dynamic dims all have sizes >= 2."""
+    def ok(call: tuple) -> bool:
+        return all(len(call) > p and isinstance(call[p], torch.Tensor) and call[p].dim() > d
+                   and call[p].shape[d] >= 2 for p, ds in dims.items() for d in ds)
+
+    return next((i for i, c in enumerate(calls) if ok(c)), 0)
+
+
 def dynamic_shapes_for(module: torch.nn.Module, args: tuple,
                        dims: dict[int, dict[int, tuple[int, int]]]) -> Any:
     if not dims:
@@ -263,6 +274,8 @@ def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") 
     return gm
 
 
+# to_executorch errors that state a documented limitation, not a miscompilation.
+_UNSUPPORTED = ("Missing out variants", "Unsupported control flow operator")
 _BOUND_ERRORS = ("Cannot evaluate a finite upper bound", "Cannot evaluate the shape upper bound")
 
 
@@ -319,7 +332,7 @@ def build(program: Callable[..., Any], example: tuple,
         result.et = to_executorch(edge, "greedy", result.probe)
         result.buffer = result.et.buffer
     except Exception as e:
-        if "Missing out variants" in str(e):
+        if any(m in str(e) for m in _UNSUPPORTED):
             raise Unsupported(f"to_executorch: {str(e).strip()[:300]}") from e
         result.error = e
     result.timings["to_executorch"] = time.perf_counter() - t
@@ -372,8 +385,11 @@ class ExirLane:
     def run(self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str) -> LaneReport:
         report = LaneReport(self.name, device)
         host = [copy_args(c, "cpu") for c in calls]
+        dims = derive_dims(case, host)
+        example = pick_example(host, dims)
+        report.details["example_call"] = example
         try:
-            b = build(case.program, host[0], derive_dims(case, host))
+            b = build(case.program, host[example], dims)
         except ExportRefused as e:
             report.skipped = f"export refused: {e}"
             report.counters["export-skip"] += 1
@@ -383,7 +399,7 @@ class ExirLane:
             report.counters["unsupported-skip"] += 1
             return report
         except StageError as e:
-            if reference and reference[0].error:
+            if reference and reference[example].error:
                 report.skipped = f"{e.stage} raised on an example eager also rejects: {type(e.error).__name__}"
                 return report
             what = f"{type(e.error).__name__}: {str(e.error)[:500]}"

@@ -3,7 +3,7 @@
 The pipeline is the one ExecuTorch users run (`to_edge(export(...)).to_executorch(...)`)
 with three hooks that do not change what it computes:
 
-  * the `sym_shape_eval_pass` slot holds `_SpecProbe`, which records every TensorSpec
+  * the `sym_shape_eval_pass` slot holds `SpecProbe`, which records every TensorSpec
     as SpecPropPass (and the passes up to view-copy removal) left it, then runs the
     stock ConstraintBasedSymShapeEvalPass;
   * `memory_planning_pass` is a fresh MemoryPlanningPass per run (the config default
@@ -13,7 +13,9 @@ with three hooks that do not change what it computes:
     real one) with an extra SpecPropPass inserted.
 
 to_executorch changes the edge program in place, so every pipeline runs on a deep copy
-of one pristine EdgeProgramManager. Planning and the runtime stay on the host; on CUDA
+of one pristine EdgeProgramManager. The export example is the first call, unless a
+dynamic dim has size 0 or 1 there (export would specialize it): then the first call
+whose dynamic dims are all >= 2 (`pick_example`). Planning and the runtime stay on the host; on CUDA
 only the eager reference (the engine's `reference`) ran on the GPU.
 
 Oracles (fuzz/oracles/exir_*.py): exir.spec-meta, exir.bound-loss, exir.overlap,
@@ -412,28 +414,20 @@ class ExirLane:
 
     def check_build(self, b: ExirBuild, case: Case | None, host: list[tuple], calls: list[tuple],
                     reference: list[CallRecord], device: str, report: LaneReport) -> None:
+        """Every oracle on one build, in order: spec-meta (probe snapshot), bound-loss,
+        overlap (greedy and naive plans), pipeline-variance, alias structure; then per
+        call inside the contract: under-allocation, alias boundary, runtime-result; then
+        the contract probes. `host` are CPU copies of `calls` (the engine's arguments,
+        on the case's device, left untouched for the mutation check)."""
         t_checks = time.perf_counter()
-        t_runtime = 0.0
         div = report.divergences
         if b.probe is not None and b.probe.records is not None:
             div += self._guard(report, "spec-meta", lambda: exir_plan.check_spec_meta(b.probe.records, device))
         if b.error is not None:
-            planned = self._guard(report, "mapping", lambda: map_planned(b.probe.gm, b.ep.graph_module)
-                                  if b.probe.gm is not None else [], [])
-            lost, table = self._guard(report, "bound-loss", lambda: exir_plan.check_bounds(
-                planned, b.ep, self.factor, b.probe.bounds, device), ([], []))
-            report.details["bounds"] = table
-            div += lost
-            if any(s in str(b.error) for s in _BOUND_ERRORS) and not lost:
-                report.skipped = f"no finite upper bound: {str(b.error).strip()[:300]}"
-                report.counters["unsupported-skip"] += 1
-            elif not any(s in str(b.error) for s in _BOUND_ERRORS):
-                div.append(Divergence("exir.crash", "to_executorch", f"{type(b.error).__name__}: {str(b.error)[:500]}",
-                                      device, {"error": f"{type(b.error).__name__}: {str(b.error)[:500]}"}))
+            self._check_failed_pipeline(b, device, report)
             report.timings["checks"] += time.perf_counter() - t_checks
             return
-
-        gm, et_program = b.planned_gm, b.et_program
+        gm = b.planned_gm
         report.details["arena"] = list(gm.meta.get("non_const_buffer_sizes", []))
         planned = self._guard(report, "mapping", lambda: map_planned(gm, b.ep.graph_module), [])
         report.details["mapping"] = dict(Counter(p.how.split(":")[0] for p in planned))
@@ -441,24 +435,48 @@ class ExirLane:
             planned, b.ep, self.factor, b.probe.bounds if b.probe else None, device), ([], []))
         report.details["bounds"] = table
         div += lost
-        plans = {"greedy": gm}
+        self._check_plans(b, device, report)
+        t_runtime = self._check_calls(b, planned, host, calls, reference, device, report)
+        report.timings["runtime"] += t_runtime
+        report.timings["checks"] += time.perf_counter() - t_checks - t_runtime
+
+    def _check_failed_pipeline(self, b: ExirBuild, device: str, report: LaneReport) -> None:
+        """to_executorch raised. A lost bound (the sym-shape pass found int_oo where the
+        program declares a finite bound) is exir.bound-loss, judged from the probe's
+        snapshot; no finite bound anywhere is a skip; anything else is exir.crash."""
+        planned = self._guard(report, "mapping", lambda: map_planned(b.probe.gm, b.ep.graph_module)
+                              if b.probe is not None and b.probe.gm is not None else [], [])
+        lost, table = self._guard(report, "bound-loss", lambda: exir_plan.check_bounds(
+            planned, b.ep, self.factor, b.probe.bounds, device), ([], []))
+        report.details["bounds"] = table
+        report.divergences.extend(lost)
+        bound_error = any(m in str(b.error) for m in _BOUND_ERRORS)
+        if bound_error and not lost:
+            report.skipped = f"no finite upper bound: {str(b.error).strip()[:300]}"
+            report.counters["unsupported-skip"] += 1
+        elif not bound_error:
+            what = f"{type(b.error).__name__}: {str(b.error)[:500]}"
+            report.divergences.append(Divergence("exir.crash", "to_executorch", what, device, {"error": what}))
+
+    def _check_plans(self, b: ExirBuild, device: str, report: LaneReport) -> None:
+        """exir.overlap for each planning algorithm, exir.pipeline-variance for each
+        SpecPropPass insertion point, exir.aliasing (structure) on the greedy plan."""
+        gm, div = b.planned_gm, report.divergences
         for algo in self.algos:
             if algo == "greedy":
-                div += self._guard(report, "overlap", lambda: exir_plan.check_overlap(
-                    gm, et_program.graph_signature, "greedy", device))
-                continue
-            try:
-                other = to_executorch(b.edge, algo)
-            except Exception as e:
-                if "does not support storage-backed" in str(e):
-                    report.counters[f"{algo}-unsupported"] += 1
+                prog = b.et_program
+            else:
+                try:
+                    prog = to_executorch(b.edge, algo).exported_program()
+                except Exception as e:
+                    if "does not support storage-backed" in str(e):
+                        report.counters[f"{algo}-unsupported"] += 1
+                        continue
+                    what = f"{type(e).__name__}: {str(e)[:500]}"
+                    div.append(Divergence("exir.crash", f"to_executorch[{algo}]", what, device, {"error": what}))
                     continue
-                div.append(Divergence("exir.crash", f"to_executorch[{algo}]", f"{type(e).__name__}: {str(e)[:500]}",
-                                      device, {"error": f"{type(e).__name__}: {str(e)[:500]}"}))
-                continue
-            plans[algo] = other.exported_program().graph_module
             div += self._guard(report, "overlap", lambda: exir_plan.check_overlap(
-                plans[algo], other.exported_program().graph_signature, algo, device))
+                prog.graph_module, prog.graph_signature, algo, device))
         base = exir_plan.plan_fingerprint(gm)
         for point in self.variance_points:
             try:
@@ -469,52 +487,48 @@ class ExirLane:
             except Exception as e:
                 div.append(Divergence("exir.pipeline-variance", f"pipeline-variance[{point}]",
                                       f"re-running SpecPropPass {point} makes the pipeline raise "
-                                      f"{type(e).__name__}: {str(e)[:300]}", device, {"point": point}))
+                                      f"{type(e).__name__}: {str(e)[:300]}", device,
+                                      {"point": point, "error": f"{type(e).__name__}: {str(e)[:300]}"}))
                 continue
             div += exir_plan.compare_plans(base, variant, point, device)
         alias, notes = self._guard(report, "alias-structure",
                                    lambda: exir_aliasing.check_alias_structure(gm, device), ([], {}))
         div += alias
         report.details["alias_notes"] = notes
-        facts = self._guard(report, "alias-boundary", lambda: exir_aliasing.boundary_facts(et_program), None)
 
-        missing = exir_runtime.missing_kernels(gm) if self.use_runtime else ["(runtime disabled)"]
+    def _check_calls(self, b: ExirBuild, planned: list[PlannedTensor], host: list[tuple],
+                     calls: list[tuple], reference: list[CallRecord], device: str,
+                     report: LaneReport) -> float:
+        """Per-call oracles and the contract probes; returns the seconds spent in the runtime."""
+        div, et_program, t_runtime = report.divergences, b.et_program, 0.0
+        facts = self._guard(report, "alias-boundary", lambda: exir_aliasing.boundary_facts(et_program), None)
+        missing = exir_runtime.missing_kernels(b.planned_gm) if self.use_runtime else ["(runtime disabled)"]
         report.details["runtime"] = "pip runtime" if not missing else f"static checks only: no kernel for {missing}"
         loaded = None
-        if not missing:
+        if missing:
+            report.counters["runtime-static-only"] += 1
+        else:
             t = time.perf_counter()
             try:
                 loaded = exir_runtime.LoadedProgram(b.buffer)
             except Exception as e:
                 div.append(Divergence("exir.crash", "runtime-load", f"{type(e).__name__}: {str(e)[:500]}", device))
             t_runtime += time.perf_counter() - t
-        else:
-            report.counters["runtime-static-only"] += 1
+        legal: Counter = Counter()
+        first_inside = None
         try:
-            legal: Counter = Counter()
-            first_in = None
             for i, (args, ref) in enumerate(zip(host, reference)):
                 stage = f"call[{i}]"
-                why = exir_runtime.outside_contract(b.ep, args)
+                why = self._guard(report, "contract", lambda: exir_runtime.outside_contract(b.ep, args),
+                                  "the contract check failed")
                 if why is not None:
                     report.counters["call-outside-contract"] += 1
                     report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
                     continue
-                first_in = args if first_in is None else first_in
+                first_inside = args if first_inside is None else first_inside
                 report.counters["calls-checked"] += 1
                 if not ref.error:
-                    try:
-                        values = interpret_aten(b.ep, copy_args(args))
-                    except Exception as e:
-                        report.counters["aten-interpret-error"] += 1
-                        report.details.setdefault("aten_interpret_errors", []).append(
-                            f"{stage}: {type(e).__name__}: {str(e)[:200]}")
-                    else:
-                        under, stats = self._guard(report, "under-allocation", lambda: exir_plan.check_under_allocation(
-                            planned, values, stage, device), ([], {}))
-                        div += under
-                        for k, v in stats.items():
-                            report.counters[f"tensors-{k}"] += v
+                    div += self._under_allocation(b, planned, args, stage, device, report)
                 if facts is not None:
                     alias, ok = self._guard(report, "alias-boundary", lambda: exir_aliasing.check_alias_boundary(
                         facts, ref, calls[i], stage, device), ([], {}))
@@ -526,15 +540,30 @@ class ExirLane:
                     t_runtime += time.perf_counter() - t
                     div += exir_runtime.compare_runtime(ref, got, stage, device)
             report.details["legal_aliasing"] = dict(legal)
-            if loaded is not None and first_in is not None:
+            if loaded is not None and first_inside is not None:
                 t = time.perf_counter()
-                self._probe_contract(b, loaded, first_in, device, report)
+                self._guard(report, "contract-probes",
+                            lambda: self._probe_contract(b, loaded, first_inside, device, report), None)
                 t_runtime += time.perf_counter() - t
         finally:
             if loaded is not None:
-                loaded.close()
-        report.timings["runtime"] += t_runtime
-        report.timings["checks"] += time.perf_counter() - t_checks - t_runtime
+                loaded.close()  # the Method goes before its Program
+        return t_runtime
+
+    def _under_allocation(self, b: ExirBuild, planned: list[PlannedTensor], args: tuple, stage: str,
+                          device: str, report: LaneReport) -> list[Divergence]:
+        try:
+            values = interpret_aten(b.ep, copy_args(args))
+        except Exception as e:  # e.g. a runtime assert of the ATen program: counted, not judged
+            report.counters["aten-interpret-error"] += 1
+            report.details.setdefault("aten_interpret_errors", []).append(
+                f"{stage}: {type(e).__name__}: {str(e)[:200]}")
+            return []
+        under, stats = self._guard(report, "under-allocation", lambda: exir_plan.check_under_allocation(
+            planned, values, stage, device), ([], {}))
+        for k, v in stats.items():
+            report.counters[f"tensors-{k}"] += v
+        return under
 
     def _probe_contract(self, b: ExirBuild, loaded, example: tuple, device: str, report: LaneReport) -> None:
         """exir.unchecked-contract: inputs just outside range_constraints must be rejected."""

@@ -22,7 +22,8 @@ levels) back to an ATen node. The mapping, in order of precedence:
     planned node's schema name, or that name minus the `_copy` suffix that
     functionalization adds to view ops (`aten::select_copy` -> `aten::select`), or a
     documented dim-order equivalent (`dim_order_ops::_to_dim_order_copy` ->
-    `aten::_to_copy`, ...). `memory.view` maps to an ATen view op of the same root.
+    `aten::_to_copy`, ...); an in-place ATen op (`aten::add_`, export keeps it) stands
+    for its functional form (`aten::add`, after to_edge). `memory.view` maps to an ATen view op of the same root.
     A node that fails the operator test (e.g. the `_to_dim_order_copy` that to_edge
     inserts for a lifted scalar, whose provenance is the `mul` that used it) stays
     unmapped and is counted, never guessed.

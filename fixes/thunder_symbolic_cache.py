@@ -6,68 +6,80 @@ Upstream: https://github.com/Lightning-AI/lightning-thunder/issues/1525
 Cause
 -----
 Under `cache="symbolic values"` a cache entry is a (prologue, computation) pair, and a call
-hits the first entry whose prologue runs without raising. Tensor shapes and number inputs
+hits the first entry whose prologue runs without raising. Tensor sizes and number inputs
 are traced as `NumberProxy` objects, so the computation is meant to be valid for any value
 of them. But while tracing, Python code (the user's function and Thunder's own operators)
 keeps *deciding* things from the concrete value each proxy carries:
 
-* `if a.shape[0] == 2:` / `tuple(a.shape) == (2, 2)` / `all(d > 1 for d in a.shape)`:
-  the comparison yields an `IntegerProxy(bool)` whose `__bool__` returns the traced value;
+* `if a.shape[0] == 2:`, `tuple(a.shape) == (2, 2)`, `all(d > 1 for d in a.shape)`: the
+  comparison yields an `IntegerProxy(bool)` whose `__bool__` returns the traced value;
 * `range(a.shape[0])`, `lst[n]`: `__index__`; `math.sqrt(n)`: `__float__`; `int(n)`;
-  `{2: x}[a.shape[0]]`: `__hash__` (and `__eq__` + `__bool__`);
+  `{2: x}[a.shape[0]]`: `__hash__` (then `__eq__` + `__bool__`);
 * broadcasting (`clang.utils.compute_broadcast_shape`, `expand_impl`,
   `maybe_broadcast_impl`, `prims.broadcast_in_dim_meta`) branches on `dim == 1` the same way;
-* some Thunder code reads `proxy.value` directly (`pyval`, `get_numberlike_value`, ...).
+* some Thunder code reads `proxy.value` directly (`utils.check_no_duplicates`, `pyval`, ...).
 
-None of these become prologue checks: `propagate_constraints` only pins *number inputs*
-reached from proxies marked static, and it stops at `prims.shape`, so decisions on tensor
-sizes are lost entirely; conversions called from C (`tuple.__eq__`, `range`, dict lookup)
-or from Thunder's own, non-interpreted code are not even marked. Number inputs are not
-type-checked either (an entry traced for `int` accepts a `float`). A later call whose
-inputs would take another branch therefore hits a trace built for the old branch.
+None of these become prologue checks. `propagate_constraints` only pins *number inputs*
+reached from proxies marked static (by the interpreter's `bool` lookaside), and it stops at
+`prims.shape`, so decisions on tensor sizes are lost; conversions called from C
+(`tuple.__eq__`, `range`, dict lookup) or from Thunder's own code are not even marked.
+The prologue's tensor check compares each size with itself. Number inputs are not
+type-checked (an entry traced for `int` accepts a `float`). A later call whose inputs would
+take another branch therefore hits a trace built for the old branch.
 
 Design
 ------
 While `thunder_general_jit` traces under symbolic values, a per-trace `_Recorder` keeps
 
-1. an *expression* for every NumberProxy the trace creates: a `_Leaf` for values the
-   prologue can read back (number inputs and input-tensor sizes: proxies with a provenance
-   `history`), an `_Op(fn, args)` for results of Python operators on proxies (recorded in
-   `NumberProxy._elementwise_{unary,binary}_helper`, which receive the exact Python operator
-   `fn`), and an `_Opaque(deps)` for numbers produced by any other Thunder symbol;
+1. an *expression* for every NumberProxy of the trace: a `_Leaf` for values the prologue
+   can read back (number inputs and input-tensor sizes: proxies with a provenance
+   `history`); an `_Op(fn, args)` for results of Python operators on proxies, recorded in
+   `NumberProxy._elementwise_{unary,binary}_helper`, which receive the exact Python
+   operator `fn`; an `_Opaque(deps)` for numbers any other Thunder symbol made from numbers
+   (recorded in `Symbol.__call__`); `_Unknown` for anything else;
 2. a *decision log*: every time Python observes a proxy's value (`__bool__`, `__index__`,
-   `__int__`, `__float__`, `__complex__`, `__hash__`, a non-proxy result of a proxy operation,
-   a direct `.value` read from code that is not mere value propagation, or a proxy that
-   Thunder marked static), the expression and the value observed.
+   `__int__`, `__float__`, `__complex__`, `__hash__`, a plain-number result of a proxy
+   operation, a `.value` read by code that does not merely propagate it into a new proxy,
+   a derived proxy Thunder marked static), the expression and the value observed.
 
 When the prologue is built (`unpack_inputs`), the log becomes one extra prologue check,
-`check_symbolic_decisions(leaves...)`, a generated Python function that recomputes each
-expression from the new inputs and raises if any decision would go differently. Its
-header in the prologue trace lists the decisions in readable form. A decision that cannot
-be replayed (it depends on an `_Opaque` number) pins the input values it depends on; one
-that depends on a number of unknown origin pins every symbolic input (sound, never wrong,
-only less reuse). Each replay is validated against the traced values before it is
-emitted; a replay that does not reproduce the traced observation falls back to pinning.
-Number inputs additionally get an exact type check (`int` traced, `float` given: miss).
+`check_symbolic_decisions(leaves...)`: generated Python that recomputes each expression
+from the new inputs and raises (a miss) if any decision would go differently. The prologue
+trace shows the decisions above the call. Fallbacks, all sound: a decision that depends on
+an `_Opaque` number pins the inputs it depends on (their exact values); one that depends
+on an `_Unknown` number, or a trace whose recording failed, pins every symbolic input.
+Each replay is first run on the traced values and must reproduce the traced observation,
+else that decision is pinned instead. Number inputs also get an exact type check.
+
+Two Thunder helpers are adjusted so that they do not create pins or decisions that the
+replay makes unnecessary:
+* the interpreter's `bool` lookaside no longer marks the proxy static while recording (the
+  `__bool__` decision is replayed instead): `if s > 0` then admits any positive `s`,
+  where stock Thunder pins `s` to its traced value;
+* `utils.same_shape` compares lengths first: `tuple(a) == tuple(b)` compares elements
+  before lengths, which records a spurious `b[0] == a[0]` when a 1-D shape is compared
+  with a 2-D one during broadcasting.
 
 Nothing is specialised that the trace did not decide: `a + b` on (3, 4) + (3, 4) records
-`i1 == i3`-style equalities, so (5, 6) + (5, 6) still hits; `h(a)` with (2, 3) then (2, 7)
-hits because only `a.shape[0] == 2` was decided.
+`a.shape[0] == b.shape[0]`-style equalities, so (5, 6) + (5, 6) still hits; `h(a)` with
+(2, 3) then (2, 7) hits because only `a.shape[0] == 2` (and `!= 1`) was decided.
 
-Not covered: decisions taken on values that never pass through a NumberProxy (e.g. the
-tensor's rank, dtype and device, which the stock prologue already checks), and reads of a
-proxy's value via `obj.__dict__`. Thunder's own static pins (`propagate_constraints`)
-are kept as they are, so they can still make a miss where replay alone would hit.
+The recording code never runs under Thunder's interpreter: the wrappers that the
+interpreter may step through call the originals and then `_record_*` functions that are
+registered as opaque lookasides (interpreting them would be slow and would see
+interpreter frames instead of the reader's).
+
+Not covered: decisions on values that never pass through a NumberProxy (rank, dtype,
+device, requires_grad: the stock prologue checks those); reads of `proxy.__dict__`
+directly; values of `_Unknown` origin are handled only by pinning everything.
 
 Everything is a runtime monkeypatch, installed once by `_install()`; site-packages is not
-modified. The patched functions are no-ops outside `cache="symbolic values"` tracing.
+modified. The patches do nothing outside `cache="symbolic values"` tracing.
 """
 
 from __future__ import annotations
 
-import builtins
 import functools
-import math
 import operator
 import sys
 import threading
@@ -301,6 +313,15 @@ class _Recorder:
         self.keep: list = []  # keeps recorded proxies alive, so their ids stay unique
         self.decisions: list[tuple[Any, str, Any]] = []
         self.recording = True
+        # Set when recording itself failed: the log may be incomplete, so the check pins
+        # every symbolic input instead (sound), and tracing goes on undisturbed.
+        self.broken = False
+
+    def guarded(self, method, *args):
+        try:
+            method(*args)
+        except Exception:
+            self.broken = True
 
     def node(self, x):
         if isinstance(x, self.NumberProxy):
@@ -367,8 +388,33 @@ class _Recorder:
 
     def build_check(self, pro_to_comp):
         """Turns the decision log into a prologue constraint `(emit, *leaf_proxies)`."""
+        if not self.broken:
+            try:
+                return self._build_check(pro_to_comp)
+            except Exception:
+                pass  # a bug here must not cost soundness: pin every symbolic input instead
+        all_leaves, typed = self._inputs(pro_to_comp)
+        checks = [(leaf, "value", _raw_value(leaf.proxy)) for leaf in all_leaves.values()]
+        return _compile_check(checks, typed, {}) if checks or typed else None
+
+    def _inputs(self, pro_to_comp):
+        """Every symbolic input value of the trace (by name), and the number inputs."""
         from thunder.core.proxies import TensorProxy, unvariableify
 
+        all_leaves: dict[str, _Leaf] = {}
+        typed: dict[str, Any] = {}  # number inputs: their Python type is checked
+        for p in (unvariableify(v) for v in pro_to_comp):
+            if isinstance(p, TensorProxy):
+                for s in p.shape:
+                    if isinstance(s, self.NumberProxy) and s.history is not None:
+                        all_leaves.setdefault(s.name, self.node(s))
+            elif isinstance(p, self.NumberProxy) and p.history is not None:
+                all_leaves.setdefault(p.name, self.node(p))
+                if not _is_tensor_size(p):
+                    typed.setdefault(p.name, p)
+        return all_leaves, typed
+
+    def _build_check(self, pro_to_comp):
         decisions = list(self.decisions)
         # Numbers Thunder itself marked static (bool lookaside, torch.device index, ...):
         # propagate_constraints pins them only when they reach a number input directly, not
@@ -379,19 +425,7 @@ class _Recorder:
                 v = _raw_value(p)
                 decisions.append((node, "bool" if type(v) is bool else "value", v))
 
-        inputs = [unvariableify(v) for v in pro_to_comp]
-        all_leaves: dict[str, _Leaf] = {}  # every symbolic input value of this trace
-        typed: dict[str, Any] = {}  # number inputs: their Python type is checked
-        for p in inputs:
-            if isinstance(p, TensorProxy):
-                for s in p.shape:
-                    if isinstance(s, self.NumberProxy) and s.history is not None:
-                        all_leaves.setdefault(s.name, self.node(s))
-            elif isinstance(p, self.NumberProxy) and p.history is not None:
-                all_leaves.setdefault(p.name, self.node(p))
-                if not _is_tensor_size(p):
-                    typed.setdefault(p.name, p)
-
+        all_leaves, typed = self._inputs(pro_to_comp)
         memo: dict = {}
         checks: dict[tuple, tuple[Any, str, Any]] = {}
         pins: dict[str, _Leaf] = {}
@@ -590,29 +624,65 @@ def _codes_of(obj) -> set:
     return out
 
 
-def _benign_reader(frame) -> bool:
-    while frame is not None and frame.f_code in _PASS_THROUGH_CODES:
-        frame = frame.f_back
-    return frame is None or frame.f_code in _BENIGN_CODES
-
-
 class _RecordedValue:
     """Data descriptor replacing the `value` attribute of NumberProxy instances."""
 
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
-        try:
-            v = obj.__dict__["value"]
-        except KeyError:
-            raise AttributeError("value") from None
-        rec = _current()
-        if rec is not None and v is not None and not _benign_reader(sys._getframe(1)):
-            rec.decide(obj, "value", v)
-        return v
+        # The reader: the first caller that is not a pass-through helper.
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code in _PASS_THROUGH_CODES:
+            frame = frame.f_back
+        return _read_value(obj, frame.f_code if frame is not None else None)
 
     def __set__(self, obj, v):
         obj.__dict__["value"] = v
+
+
+def _interpreted_value_get(descriptor, obj, objtype=None):
+    """`_RecordedValue.__get__` when Thunder's interpreter runs the reading code: the
+    reader is the innermost interpreted frame that is not a pass-through helper."""
+    if obj is None:
+        return descriptor
+    from thunder.core.interpreter import get_interpreterruntimectx
+
+    code = None
+    for frame in reversed(get_interpreterruntimectx().frame_stack):
+        if frame.code not in _PASS_THROUGH_CODES:
+            code = frame.code
+            break
+    return _read_value(obj, code)
+
+
+def _read_value(obj, reader_code):
+    try:
+        v = obj.__dict__["value"]
+    except KeyError:
+        raise AttributeError("value") from None
+    rec = _current()
+    if rec is not None and v is not None and reader_code not in _BENIGN_CODES:
+        rec.guarded(rec.decide, obj, "value", v)
+    return v
+
+
+# The recording entry points called by the wrappers; registered as opaque lookasides.
+def _record_observation(kind, proxy, observed):
+    rec = _current()
+    if rec is not None:
+        rec.guarded(rec.decide, proxy, kind, observed)
+
+
+def _record_binary(result, fn, a, b):
+    rec = _current()
+    if rec is not None:
+        rec.guarded(rec.derive, result, fn, (a, b))
+
+
+def _record_unary(result, fn, a):
+    rec = _current()
+    if rec is not None:
+        rec.guarded(rec.derive, result, fn, (a,))
 
 
 # --------------------------------------------------------------------------------------
@@ -642,14 +712,24 @@ def _install() -> None:
         _BENIGN_CODES.update(_benign_code_objects(proxies, prims, tutils, NumberProxy))
         _PASS_THROUGH_CODES.update(_codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value))
 
+        # The wrappers below may themselves be run by Thunder's interpreter (it interprets
+        # `NumberProxy.__bool__`, the operator helpers, ... when user code calls them). They
+        # only call the original (interpreted exactly as before) and then one of the
+        # `_record_*` functions, which are registered as opaque lookasides: the recording
+        # always runs as plain Python, never interpreted.
+        for record in (_record_observation, _record_unary, _record_binary):
+            jit_ext._general_jit_lookaside_map[record] = jit_ext.interpreter_needs_wrap(record)
+
+        # The wrappers reach them through closure cells, not module globals: an interpreted
+        # LOAD_GLOBAL in this module costs the interpreter milliseconds.
+        record_observation, record_unary, record_binary = _record_observation, _record_unary, _record_binary
+
         # 1. Conversions: the value Python observes.
         def observing(kind, original):
             @functools.wraps(original)
             def method(self, *args):
                 result = original(self, *args)
-                rec = _current()
-                if rec is not None:
-                    rec.decide(self, kind, result)
+                record_observation(kind, self, result)
                 return result
 
             return method
@@ -675,24 +755,21 @@ def _install() -> None:
         @functools.wraps(bin_helper)
         def binary_helper(a, b, name, fn, type_promotion_kind=None):
             result = bin_helper(a, b, name, fn, type_promotion_kind)
-            rec = _current()
-            if rec is not None:
-                rec.derive(result, fn, (a, b))
+            record_binary(result, fn, a, b)
             return result
 
         @functools.wraps(un_helper)
         def unary_helper(a, name, fn, type_promotion_kind=None):
             result = un_helper(a, name, fn, type_promotion_kind)
-            rec = _current()
-            if rec is not None:
-                rec.derive(result, fn, (a,))
+            record_unary(result, fn, a)
             return result
 
         NumberProxy._elementwise_binary_helper = staticmethod(binary_helper)
         NumberProxy._elementwise_unary_helper = staticmethod(unary_helper)
 
         # 3. Numbers made by any other symbol (direct prim calls inside Thunder): remember
-        #    their inputs so a decision on them can at least pin those inputs.
+        #    their inputs so a decision on them can at least pin those inputs. (Symbols are
+        #    always called as plain Python: the interpreter looks them aside.)
         sym_call = Symbol.__call__
         _originals["Symbol.__call__"] = sym_call
 
@@ -701,13 +778,19 @@ def _install() -> None:
             result = sym_call(self, *args, **kwargs)
             rec = _current()
             if rec is not None:
-                rec.derive_from_symbol(self, args, kwargs, result)
+                rec.guarded(rec.derive_from_symbol, self, args, kwargs, result)
             return result
 
         Symbol.__call__ = symbol_call
 
-        # 4. Direct `.value` reads outside value propagation.
+        # 4. Direct `.value` reads outside value propagation. Plain Python reads go through
+        #    the descriptor; reads in interpreted code reach the descriptor's `__get__`
+        #    through the interpreter, which we look aside so the reader is the interpreted
+        #    frame (not the interpreter's own).
         NumberProxy.value = _RecordedValue()
+        jit_ext._general_jit_lookaside_map[_RecordedValue.__get__] = jit_ext.interpreter_needs_wrap(
+            _interpreted_value_get
+        )
 
         # 5. `bool()` in interpreted code: Thunder's lookaside marks the proxy static, and
         #    propagate_constraints then pins every number input it derives from to its exact
@@ -730,7 +813,23 @@ def _install() -> None:
 
         jit_ext._general_jit_lookaside_map[bool] = bool_lookaside_without_static_pin
 
-        # 6. The recording window, and the prologue check.
+        # 6. `utils.same_shape(a, b)` is `tuple(a) == tuple(b)`. CPython compares tuples
+        #    element by element before it looks at their lengths, so broadcasting (1-D
+        #    `b` against 2-D `a`) records `b[0] == a[0]` although the answer is False for
+        #    any value: (5, 5) + (5,) would miss a trace made for (2, 3) + (3,). Checking
+        #    the lengths first gives the same answer without that spurious decision.
+        same_shape = tutils.same_shape
+        _originals["same_shape"] = same_shape
+
+        @functools.wraps(same_shape)
+        def same_shape_lengths_first(a, b, /):
+            if len(a) != len(b):
+                return False
+            return same_shape(a, b)
+
+        tutils.same_shape = same_shape_lengths_first
+
+        # 7. The recording window, and the prologue check.
         general_jit = jit_ext.thunder_general_jit
         propagate = jit_ext.propagate_constraints
         unpack_inputs = jit_ext.unpack_inputs

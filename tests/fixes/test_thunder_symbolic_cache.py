@@ -2,7 +2,8 @@
 
 The fix is a process-wide monkeypatch, so every observation of stock or fixed Thunder
 runs in its own subprocess (this file, run as a script with `fix` or `nofix`, prints one
-JSON report); the pytest process itself never applies it.
+JSON report). What the pytest process itself has applied (the repo's `--fixes` switch)
+does not matter to these tests.
 
 Each case jits a function with `cache="symbolic values"`, calls it with `first`, then
 with `second`, and records: whether the second call hit, its result against eager, and
@@ -230,6 +231,27 @@ def _idempotence() -> dict:
     return {"same_patches": before == after, "status": again, "active": fixes.active()}
 
 
+def _broken_recording() -> dict:
+    """A recording failure must not break tracing and must not cost soundness: the check
+    then pins every symbolic input (so a keep-call misses too, and results stay right)."""
+    import fixes.thunder_symbolic_cache as mod
+
+    original = mod._Recorder.derive
+
+    def failing(self, *args):
+        raise RuntimeError("simulated recorder bug")
+
+    mod._Recorder.derive = failing
+    try:
+        import torch
+
+        keep = _observe(h_eq, (torch.randn(2, 3),), (torch.randn(2, 7),))
+        same = _observe(h_eq, (torch.randn(2, 3),), (torch.randn(2, 3),))
+    finally:
+        mod._Recorder.derive = original
+    return {"keep": {k: v for k, v in keep.items() if k != "prologue"}, "same": {k: v for k, v in same.items() if k != "prologue"}}
+
+
 def _main(mode: str) -> None:
     import warnings
 
@@ -247,6 +269,7 @@ def _main(mode: str) -> None:
     report["cases"] = {name: _observe(*spec) for name, spec in {**flip, **keep}.items()}
     if mode == "fix":
         report["idempotence"] = _idempotence()
+        report["broken_recording"] = _broken_recording()
     print("REPORT " + json.dumps(report))
 
 
@@ -339,6 +362,15 @@ def test_apply_is_idempotent():
     assert idem["same_patches"], "a second apply/install wrapped the patches again"
     assert idem["status"] == rep["status"]
     assert idem["active"].get(FIX) == "applied"
+
+
+def test_recording_failure_pins_everything():
+    _require_thunder_026()
+    rep = _probe("fix")["broken_recording"]
+    # h_eq_keep's second call keeps every decision, but the log is incomplete: pinned, miss.
+    assert not rep["keep"]["hit"] and rep["keep"]["result_ok"], rep
+    # The same sizes again still hit.
+    assert rep["same"]["hit"] and rep["same"]["result_ok"], rep
 
 
 def test_registration_and_versions():

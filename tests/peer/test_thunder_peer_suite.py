@@ -50,9 +50,15 @@ def _run_upstream(tmp_path: Path, fix: bool) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PEER), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["THUNDER_PEER_FIX"] = "on" if fix else "off"
-    env.pop("FUZZ_FIXES", None)
+    env["FUZZ_FIXES"] = "off"  # only the plugin decides
+    import importlib.util
+
+    thunder_dir = Path(importlib.util.find_spec("thunder").submodule_search_locations[0])
     cmd = [
         sys.executable, "-m", "pytest",
+        # Thunder's tests live under .venv/ inside this repo: without a confcutdir pytest
+        # would also load the repo's conftest.py (an ancestor), which applies every fix.
+        f"--confcutdir={thunder_dir}",
         "--pyargs", "thunder.tests.test_jit_general",
         "-k", "cache_symbolic_values",
         "-p", "no:cacheprovider",

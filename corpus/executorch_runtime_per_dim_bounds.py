@@ -1,0 +1,26 @@
+"""Known upstream bug (ExecuTorch 1.5.1 runtime): per-dimension input bounds are not checked.
+
+Export specializes the shape branch by narrowing `x.shape[1]` to [2, 5] (the program's
+`range_constraints`), but the runtime only checks that an input fits the planned buffer
+(total size), not each dim's range. An input of shape (4, 7) is accepted and runs the
+`x * 2` branch where eager takes `x - 100`: a silently wrong result. The harness probes
+every exported program with an input just outside its ranges (exir.unchecked-contract).
+"""
+
+import torch
+
+
+def program(x):
+    if x.shape[1] < 6:
+        return (x * 2,)
+    return (x - 100,)
+
+
+def calls():
+    return [(torch.randn(4, 3),), (torch.randn(3, 5),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (2, 8), 1: (2, 8)}}
+EXPECT = ("exir.unchecked-contract",)
+UPSTREAM = None  # no upstream report found; see the case docstring for the repro

@@ -176,19 +176,22 @@ def main(args) -> int:
     """Run `python -m fuzz replay` with parsed `args` (see fuzz.__main__)."""
     import fixes
     from fuzz.campaign.prepare import fixes_switch, prepare
+    from fuzz.divergence import KINDS, lane_of
 
     switch = fixes_switch(args.fixes)
+    lanes = args.lanes
+    known_lanes = sorted({lane_of(k) for k in KINDS})  # checked before importing any stack
+    unknown = [ln for ln in lanes if ln not in known_lanes]
+    bad_devices = [d for d in args.devices or () if d not in ("cpu", "cuda")]
+    if unknown or bad_devices:
+        print(f"error: unknown lane(s) {unknown} / device(s) {bad_devices}; lanes: "
+              f"{known_lanes}, devices: cpu, cuda", file=sys.stderr)
+        return 2
     try:
+        fixes.parse_switch(switch)
         active = prepare(switch, args.plugin or ())
     except fixes.FixError as e:
         print(f"error: --fixes {switch}: {e}", file=sys.stderr)
-        return 2
-    from fuzz.backends.registry import LANE_NAMES
-
-    lanes = args.lanes
-    unknown = [ln for ln in lanes if ln not in LANE_NAMES]
-    if unknown:
-        print(f"error: unknown lane(s) {unknown}; known: {list(LANE_NAMES)}", file=sys.stderr)
         return 2
     versions = fixes.package_versions()
     to_json = args.json is not None

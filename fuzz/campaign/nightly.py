@@ -1,6 +1,6 @@
 """The nightly fuzz job: `python -m fuzz nightly [options]` (options: fuzz/__main__.py).
 
-The parent never imports torch or runs a program. It starts `--workers` worker
+The parent never runs a program (so no backend can take it down). It starts `--workers` worker
 processes (fuzz.campaign.worker, one Hypothesis loop each, seeds derived from
 `--hypothesis-seed`), reads their JSON-lines messages over a pipe, and
 
@@ -358,7 +358,12 @@ class Campaign:
              "data": {"returncode": rc, "phase": current["phase"], "worker": slot.name}}
         self.add_finding(Finding((kind, "process", fp), source, [d], final=False,
                                  worker=slot.name, crash=True))
-        self.stats.lane(f"{lane}/{device}").kinds[kind] += 1
+        if current["phase"] == "explore":  # it ran (and ended) like any other program
+            self.stats.explored += 1
+            st = self.stats.lane(f"{lane}/{device}")
+            st.programs += 1
+            st.divergent += 1
+            st.kinds[kind] += 1
 
     # -- main loop ---------------------------------------------------------------------
     def run(self) -> None:
@@ -449,7 +454,7 @@ class Campaign:
         start = time.time()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                  timeout=self.args.example_timeout + 60,
+                                  timeout=self.args.example_timeout + 15,  # + startup
                                   start_new_session=True)
             rc, out = proc.returncode, proc.stdout
             if rc < 0 or (rc != 0 and "OUTCOME " not in out):
@@ -613,7 +618,7 @@ def main(args) -> int:
         return 2
     from fuzz.divergence import KINDS, lane_of
 
-    LANE_NAMES = sorted({lane_of(k) for k in KINDS})  # no torch import in the parent
+    LANE_NAMES = sorted({lane_of(k) for k in KINDS})  # without importing any lane
     unknown = [ln for ln in args.lanes if ln not in LANE_NAMES]
     bad_devices = [d for d in args.devices if d not in ("cpu", "cuda")]
     if unknown or bad_devices:

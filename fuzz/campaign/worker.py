@@ -90,6 +90,12 @@ def item_of(divergence) -> tuple[str, str, str]:
     return (divergence.kind, stage_kind(divergence.stage), fingerprint(divergence))
 
 
+def item_of_json(d: dict) -> tuple[str, str, str]:
+    from fuzz.divergence import Divergence
+
+    return item_of(Divergence(**{k: d[k] for k in ("kind", "stage", "details", "device", "data")}))
+
+
 def derive_seed(*parts: Any) -> int:
     text = ":".join(str(p) for p in parts)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
@@ -103,7 +109,8 @@ class Worker:
     def __init__(self, config: dict[str, Any], fd: int):
         self.cfg, self.fd = config, fd
         self.scratch = Path(config["scratch"])
-        self.verdicts: dict[str, tuple[type[Diverged], dict] | None] = {}
+        # (source, where) -> None (no divergence) or (items, payload)
+        self.verdicts: dict[tuple[str, tuple], tuple[list, dict] | None] = {}
         self.suppressed: set[tuple[str, str, str]] = set()
         self.skip_sources = set(config.get("skip_sources", ()))
         self.explored = 0
@@ -111,6 +118,7 @@ class Worker:
         self.phase = "explore"
         self.shrink_deadline = float("inf")
         self.primary: tuple | None = None
+        self.primary_device = "cpu"
         self.best: dict | None = None
         self.last_return = time.perf_counter()
         self.errors_sent: set[str] = set()
@@ -168,7 +176,8 @@ class Worker:
                 raise BudgetExhausted()
         elif now >= self.shrink_deadline:
             raise ShrinkCutShort()
-        verdict = self.verdicts.get(source, ...)
+        where = self.where()
+        verdict = self.verdicts.get((source, where), ...)
         if verdict is not ...:
             # Judged before (calls are seeded, so the result would be the same).
             self.send(t="example", cached=True, gen_s=gen_s, phase=self.phase)
@@ -178,7 +187,7 @@ class Worker:
         digest = sha(source)
         if digest in self.skip_sources:
             # This program crashed an earlier incarnation: it is on record already.
-            self.verdicts[source] = None
+            self.verdicts[(source, where)] = None
             return
         self.n += 1
         phase = self.phase
@@ -187,19 +196,19 @@ class Worker:
         self.write_scratch(source)
         self.send(t="start", n=self.n, phase=phase, sha=digest)
         start = time.perf_counter()
-        lanes_rec, divergences = self.run_lanes(generated.case)
+        lanes_rec, divergences = self.run_lanes(generated.case, where)
         run_s = time.perf_counter() - start
         program = generated.program
         self.send(t="example", n=self.n, phase=phase, gen_s=gen_s, run_s=run_s,
                   lanes=lanes_rec, families=dict(program.families),
                   decisions=dict(program.decision_kinds))
         if not divergences:
-            self.verdicts[source] = None
+            self.verdicts[(source, where)] = None
             return
         items = sorted({item_of(d) for d in divergences})
         payload = {"source": source, "divergences": [d.to_json() for d in divergences],
                    "families": sorted(program.families), "ops": [n.op for n in program.nodes]}
-        self.verdicts[source] = (items, payload)
+        self.verdicts[(source, where)] = (items, payload)
         self._diverged(items, payload, phase=phase, announce=True)
 
     def _diverged(self, items, payload, phase: str, announce: bool) -> None:
@@ -213,6 +222,8 @@ class Worker:
         if self.phase == "explore":
             self.phase = "shrink"
             self.primary = item
+            self.primary_device = next(
+                (d["device"] for d in payload["divergences"] if item_of_json(d) == item), "cpu")
             self.shrink_deadline = min(time.time() + self.cfg["shrink_budget"],
                                        self.cfg["hard_deadline"])
         if item == self.primary:
@@ -227,40 +238,49 @@ class Worker:
         exc.payload = payload
         raise exc
 
-    def run_lanes(self, case):
+    def where(self) -> tuple[tuple[str, str], ...]:
+        """The (lane, device) pairs to run: all of them while exploring; while shrinking,
+        only the one whose divergence is being shrunk (the others cannot change it)."""
+        if self.phase == "shrink" and self.primary is not None:
+            lane = self.primary[0].split(".", 1)[0]
+            device = self.primary_device
+            return ((lane, device),)
+        return tuple((lane, device) for device in self.cfg["devices"]
+                     for lane in self.cfg["lanes"])
+
+    def run_lanes(self, case, where):
         from fuzz.case import CaseError
         from fuzz.engine import run_case
 
         lanes_rec: dict[str, dict] = {}
         divergences = []
-        for device in self.cfg["devices"]:
-            for lane in self.cfg["lanes"]:
-                key = f"{lane}/{device}"
-                if key in self.unavailable:
-                    lanes_rec[key] = {"skipped": self.unavailable[key]}
-                    continue
-                self.send(t="lane", lane=lane, device=device)
-                try:
-                    result = run_case(case, [lane], [device], seed=self.cfg.get("case_seed", 0))
-                except CaseError as e:
-                    lanes_rec[key] = {"error": str(e)}
-                    self.harness_error(f"generated case raised CaseError: {e}\n{case.source}")
-                    continue
-                except Exception as e:
-                    lanes_rec[key] = {"error": f"{type(e).__name__}: {e}"}
-                    self.harness_error(f"{key} raised {type(e).__name__}: {e}\n"
-                                       f"{traceback.format_exc(limit=-4)}")
-                    continue
-                rec: dict[str, Any] = {"kinds": [], "counters": {}, "timings": {}}
-                for report in result.reports:
-                    if report.skipped:
-                        rec["skipped"] = report.skipped
-                    rec["kinds"] += sorted(report.kinds)
-                    rec["counters"] = dict(report.counters)
-                    rec["timings"] = {k: float(v) for k, v in report.timings.items()}
-                    divergences += report.divergences
-                rec["flaky"] = sorted({d.kind for r in result.flaky for d in r.divergences})
-                lanes_rec[key] = rec
+        for lane, device in where:
+            key = f"{lane}/{device}"
+            if key in self.unavailable:
+                lanes_rec[key] = {"skipped": self.unavailable[key]}
+                continue
+            self.send(t="lane", lane=lane, device=device)
+            try:
+                result = run_case(case, [lane], [device], seed=self.cfg.get("case_seed", 0))
+            except CaseError as e:
+                lanes_rec[key] = {"error": str(e)}
+                self.harness_error(f"generated case raised CaseError: {e}\n{case.source}")
+                continue
+            except Exception as e:
+                lanes_rec[key] = {"error": f"{type(e).__name__}: {e}"}
+                self.harness_error(f"{key} raised {type(e).__name__}: {e}\n"
+                                   f"{traceback.format_exc(limit=-4)}")
+                continue
+            rec: dict[str, Any] = {"kinds": [], "counters": {}, "timings": {}}
+            for report in result.reports:
+                if report.skipped:
+                    rec["skipped"] = report.skipped
+                rec["kinds"] += sorted(report.kinds)
+                rec["counters"] = dict(report.counters)
+                rec["timings"] = {k: float(v) for k, v in report.timings.items()}
+                divergences += report.divergences
+            rec["flaky"] = sorted({d.kind for r in result.flaky for d in r.divergences})
+            lanes_rec[key] = rec
         return lanes_rec, divergences
 
     # -- rounds ------------------------------------------------------------------------
@@ -313,12 +333,9 @@ class Worker:
 
     def finding(self, payload: dict, shrunk: str) -> None:
         """Report the end of a shrink, and stop raising for everything this program shows."""
-        from fuzz.divergence import Divergence
-
         self.send(t="candidate", final=True, shrunk=shrunk, **payload)
         for d in payload["divergences"]:
-            self.suppressed.add(item_of(Divergence(**{k: d[k] for k in (
-                "kind", "stage", "details", "device", "data")})))
+            self.suppressed.add(item_of_json(d))
         self.suppressed.add(tuple(payload["item"]))
 
     def loop(self) -> None:

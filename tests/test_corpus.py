@@ -1,0 +1,243 @@
+"""The corpus store (never overwrites, atomic), signatures, the corpus index, and the
+seeded corpus files. Fast: nothing here runs a backend."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from fuzz.campaign.findings import found_labels, render_finding, replace_docstring
+from fuzz.case import case_from_source, load_case
+from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus, ReadOnlyCorpusError
+from fuzz.signature import normalize_source, signature, signatures_of_source, stage_kind
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "corpus"
+
+GENERATED_ADD = '''"""Generated program."""
+
+import torch
+
+
+def program(x0, x1):
+    v2 = x0 + x1
+    return (v2,)
+
+
+def calls():
+    out = []
+    # call 0: s0=2
+    x0_0 = torch.randn(2, 2)
+    x1_0 = torch.randn(1,)
+    out.append((x0_0, x1_0,))
+    return out
+
+
+LANES = ('thunder',)
+DIMS = {}
+META = {'families': ['broadcast'], 'decisions': [], 'ops': ['add']}
+'''
+
+
+# -- storage ---------------------------------------------------------------------------
+
+def test_save_fetch_keys_delete(tmp_path):
+    corpus = DirectoryCorpus(tmp_path / "c")
+    assert corpus.keys() == []
+    assert corpus.save("one", "A = 1\n") == "one"
+    assert corpus.fetch("one") == "A = 1\n"
+    assert corpus.fetch("missing") is None
+    assert corpus.keys() == ["one"] and "one" in corpus
+    corpus.delete("one")
+    corpus.delete("one")  # deleting twice is fine
+    assert corpus.keys() == []
+
+
+def test_saving_twice_under_one_name_keeps_both(tmp_path):
+    corpus = DirectoryCorpus(tmp_path)
+    first = corpus.save("thunder_unsound_hit", "FIRST = 1\n")
+    second = corpus.save("thunder_unsound_hit", "SECOND = 2\n")
+    third = corpus.save("thunder_unsound_hit", "THIRD = 3\n")
+    assert (first, second, third) == ("thunder_unsound_hit", "thunder_unsound_hit_2",
+                                      "thunder_unsound_hit_3")
+    assert corpus.fetch(first) == "FIRST = 1\n"
+    assert corpus.fetch(second) == "SECOND = 2\n"
+    assert corpus.fetch(third) == "THIRD = 3\n"
+    # No temporary files are left behind, and they would not count as cases anyway.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "thunder_unsound_hit.py", "thunder_unsound_hit_2.py", "thunder_unsound_hit_3.py"]
+
+
+def test_never_overwrites_a_file_written_by_someone_else(tmp_path):
+    (tmp_path / "case.py").write_text("MINE = 1\n")
+    corpus = DirectoryCorpus(tmp_path)
+    assert corpus.save("case", "THEIRS = 2\n") == "case_2"
+    assert (tmp_path / "case.py").read_text() == "MINE = 1\n"
+
+
+def test_concurrent_saves_under_one_name_all_survive(tmp_path):
+    corpus = DirectoryCorpus(tmp_path)
+    names: list[str] = []
+    lock = threading.Lock()
+
+    def save(i):
+        name = corpus.save("same", f"N = {i}\n")
+        with lock:
+            names.append(name)
+
+    threads = [threading.Thread(target=save, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(names)) == 16
+    assert sorted(corpus.fetch(n) for n in names) == sorted(f"N = {i}\n" for i in range(16))
+
+
+def test_without_hard_links_exclusive_create_still_never_overwrites(tmp_path, monkeypatch):
+    def no_link(src, dst):
+        raise OSError(errno.EPERM, "hard links not supported")
+
+    monkeypatch.setattr(os, "link", no_link)
+    corpus = DirectoryCorpus(tmp_path)
+    assert corpus.save("x", "A = 1\n") == "x"
+    assert corpus.save("x", "B = 2\n") == "x_2"
+    assert corpus.fetch("x") == "A = 1\n" and corpus.fetch("x_2") == "B = 2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.py", "x_2.py"]
+
+
+def test_names_are_sanitized_and_validated(tmp_path):
+    corpus = DirectoryCorpus(tmp_path)
+    assert corpus.save("thunder.unsound-hit 3", "A = 1\n") == "thunder_unsound_hit_3"
+    with pytest.raises(ValueError):
+        corpus.fetch("../escape")
+
+
+def test_read_only_wrapper(tmp_path):
+    corpus = DirectoryCorpus(tmp_path)
+    corpus.save("a", "A = 1\n")
+    ro = ReadOnlyCorpus(corpus)
+    assert ro.keys() == ["a"] and ro.fetch("a") == "A = 1\n"
+    with pytest.raises(ReadOnlyCorpusError):
+        ro.save("b", "B = 1\n")
+    with pytest.raises(ReadOnlyCorpusError):
+        ro.delete("a")
+    assert corpus.keys() == ["a"]
+
+
+# -- signatures ------------------------------------------------------------------------
+
+def test_same_program_found_twice_has_the_same_signature():
+    other = GENERATED_ADD.replace('"""Generated program."""', '"""Another docstring."""')
+    other = other.replace("torch.randn(2, 2)", "torch.randn(5, 3)")  # other calls
+    other = other.replace("v2 = x0 + x1", "v7 = x0 + x1  # a comment").replace("(v2,)", "(v7,)")
+    other += "FOUND = ('thunder.unsound-hit@call',)\n"
+    a = signature("thunder.unsound-hit", "call[1]", GENERATED_ADD)
+    b = signature("thunder.unsound-hit", "call[4]", other)
+    assert a == b and a.digest == b.digest
+    assert a.stage == "call" and a.lane == "thunder"
+
+
+def test_signature_tells_programs_kinds_and_stages_apart():
+    base = signature("thunder.unsound-hit", "call[1]", GENERATED_ADD)
+    assert signature("thunder.wrong-result", "call[1]", GENERATED_ADD) != base
+    assert signature("thunder.unsound-hit", "call[1]",
+                     GENERATED_ADD.replace("x0 + x1", "x0 * x1")) != base
+    assert signature("thunder.unsound-hit", "call[1]",
+                     GENERATED_ADD.replace("x0 + x1", "x1 + x0")) != base
+    assert stage_kind("to_executorch") == "to_executorch"
+    assert stage_kind("pipeline-variance[repeat]") == "pipeline-variance"
+
+
+def test_generated_and_hand_written_forms_normalize_alike():
+    seed = (CORPUS / "thunder_symbolic_cache_broadcast.py").read_text()
+    assert normalize_source(seed) == normalize_source(GENERATED_ADD) == \
+        "def program(a0, a1):\n    return a0 + a1"
+
+
+def test_normalization_keeps_branches_and_renames_consistently():
+    src = '''
+import torch
+def program(x0, x1):
+    v2 = torch.sin(x0)
+    if v2.shape[0] % 2 == 0:
+        v3 = -v2
+    else:
+        v3 = v2 * v2
+    v4 = v3.mul_(1.5)
+    return (v4, x1)
+'''
+    norm = normalize_source(src)
+    assert "if t0.shape[0] % 2 == 0:" in norm and "t1 = -t0" in norm
+    assert "x0" not in norm and "v2" not in norm
+    assert normalize_source(src.replace("v", "w")) == norm
+
+
+def test_signatures_of_a_case_file_come_from_found_and_expect():
+    seed = (CORPUS / "thunder_symbolic_cache_broadcast.py").read_text()
+    sigs = signatures_of_source(seed)
+    assert signature("thunder.unsound-hit", "call[1]", seed) in sigs
+    known_bug = (CORPUS / "thunder_disjoint_views_inplace.py").read_text()
+    kinds = {(s.kind, s.stage) for s in signatures_of_source(known_bug)}
+    assert ("thunder.aliasing", "*") in kinds
+
+
+def test_corpus_index_known_by_signature_or_by_expect_for_the_same_program():
+    index = CorpusIndex.of([ReadOnlyCorpus(DirectoryCorpus(CORPUS))])
+    # The generated form of the seed bug is known: same normalized program, same kind.
+    where = index.known(signature("thunder.unsound-hit", "call[3]", GENERATED_ADD))
+    assert where and where.endswith("thunder_symbolic_cache_broadcast.py")
+    # Same program, kind the seed case never showed: new.
+    assert index.known(signature("thunder.aliasing", "call[1]", GENERATED_ADD)) is None
+    # A kind EXPECTed by some case does not make that kind known for other programs.
+    assert "thunder.wrong-result" in index.expect_kinds
+    assert index.known(signature("thunder.wrong-result", "call[0]", GENERATED_ADD)) is None
+    disjoint = (CORPUS / "thunder_disjoint_views_inplace.py").read_text()
+    assert index.known(signature("thunder.wrong-result", "call[0]", disjoint))
+
+
+# -- case files ------------------------------------------------------------------------
+
+def test_seeded_corpus_cases_load_and_say_what_they_are():
+    names = {p.stem for p in CORPUS.glob("*.py")}
+    assert {"thunder_symbolic_cache_broadcast", "thunder_symbolic_cache_shape_branch",
+            "executorch_specprop_unbacked_bound"} <= names
+    for path in sorted(CORPUS.glob("*.py")):
+        case = load_case(path)
+        assert len(case.doc) > 200, f"{path}: the docstring must say what diverges and why"
+        assert case.lanes, f"{path}: a corpus case names its lanes"
+        assert case.materialize(0), path
+    spec = load_case(CORPUS / "executorch_specprop_unbacked_bound.py")
+    assert spec.lanes == ("exir",) and spec.dims == {"x": {0: (2, 8)}} and not spec.expect
+    for name in ("thunder_symbolic_cache_broadcast", "thunder_symbolic_cache_shape_branch"):
+        case = load_case(CORPUS / f"{name}.py")
+        assert case.lanes == ("thunder",) and not case.expect  # fixed by our fixes
+        assert [tuple(t.shape for t in c) for c in case.materialize(0)][0]
+
+
+def test_rendered_finding_is_a_loadable_case_with_its_signatures():
+    divergences = [
+        {"kind": "thunder.unsound-hit", "stage": "call[1]", "device": "cpu",
+         "details": 'cache hit ran """another""" trace \\ here', "data": {"control": "agrees"}},
+        {"kind": "thunder.wrong-result", "stage": "call[1]", "device": "cpu",
+         "details": "output 0: shape (2, 8), expected (2, 2)", "data": {}},
+    ]
+    text = render_finding(GENERATED_ADD, divergences, how="Found by a test.",
+                          fixes={}, versions={"torch": "2.13.0"}, shrunk="yes",
+                          signatures=["abc"], switch="off")
+    case = case_from_source(text, "found")
+    assert case.doc.startswith("thunder.unsound-hit at call[1] on cpu")
+    assert "Generated program." not in text and "Fixes active: none." in case.doc
+    assert '"""another"""' in case.doc
+    assert found_labels(divergences) == ["thunder.unsound-hit@call", "thunder.wrong-result@call"]
+    sigs = signatures_of_source(text)
+    assert signature("thunder.wrong-result", "call[1]", GENERATED_ADD) in sigs
+    # Rendering again replaces the docstring and FOUND, it does not stack them.
+    again = render_finding(text, divergences[:1], how="x", fixes={}, versions={},
+                           shrunk="yes", signatures=[])
+    assert again.count('"""') == 2 and again.count("FOUND = ") == 1
+    assert replace_docstring("X = 1\n", "doc").startswith('"""doc\n"""')

@@ -1,0 +1,139 @@
+"""`python -m fuzz nightly`, end to end, on the fast test lane of tests/crash_ops.py
+(it stands in for Thunder in the worker processes; `--fixes off` so no worker imports
+Thunder): a backend that kills its process does not end the campaign and is recorded as a
+crash; a campaign run twice with the same seed finds the same signatures, and the second
+run, given the first one's cases as its corpus, classifies them as known and writes
+nothing; the report files are complete; usage errors exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fixes
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def nightly(out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7,
+            timeout: int = 300):
+    env = dict(os.environ)
+    env.pop(fixes.ENV_VAR, None)
+    env["PYTHONPATH"] = str(ROOT)
+    env["FUZZ_TEST_LANE"] = lane_mode
+    env["FUZZ_TEST_CRASH_DIM"] = str(crash_dim)
+    cmd = [sys.executable, "-m", "fuzz", "nightly", "--plugin", "tests.crash_ops",
+           "--lanes", "thunder", "--devices", "cpu", "--workers", "1", "--fixes", "off",
+           "--out", str(out), *args]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    report = out / "report.json"
+    doc = json.loads(report.read_text()) if report.exists() else None
+    return proc, doc
+
+
+def signatures(doc) -> set[str]:
+    return {s["digest"] for f in doc["findings"] for s in f["signatures"]}
+
+
+def test_a_crashing_backend_is_recorded_and_the_campaign_goes_on(tmp_path):
+    out = tmp_path / "out"
+    proc, doc = nightly(out, "--max-examples", "30", "--hypothesis-seed", "7",
+                        "--budget", "120", "--database", "none", lane_mode="crash")
+    assert doc is not None, proc.stderr[-3000:]
+    assert doc["crashes"] >= 1, doc["events"]
+    assert doc["worker_restarts"] >= 1
+    crash = [f for f in doc["findings"] if f["item"][0] == "thunder.crash"]
+    assert crash and crash[0]["status"] == "new", doc["findings"]
+    assert "SIGABRT" in crash[0]["divergences"][0]["details"]
+    assert crash[0]["confirmation"].startswith("reproduced")
+    # The campaign went on after the crash, in a new worker, to its full quota.
+    assert doc["programs"]["explored"] >= 30, doc["programs"]
+    assert not doc["errors"], doc["errors"]
+    assert proc.returncode == 1
+    # The crash was filed as a case file: the program that crashed, with its docstring.
+    path = Path(crash[0]["path"])
+    text = path.read_text()
+    assert text.startswith('"""thunder.crash at process on cpu')
+    assert "FOUND = ('thunder.crash@process',)" in text
+    from fuzz.case import load_case
+
+    case = load_case(path)
+    assert any(7 in t.shape for args in case.materialize(0) for t in args)  # the flag input
+
+
+@pytest.mark.slow
+def test_a_hanging_backend_is_killed_and_recorded(tmp_path):
+    out = tmp_path / "out"
+    proc, doc = nightly(out, "--max-examples", "8", "--hypothesis-seed", "7",
+                        "--budget", "120", "--database", "none", "--example-timeout", "3",
+                        lane_mode="hang", crash_dim=5)
+    assert doc is not None, proc.stderr[-3000:]
+    assert doc["hangs"] >= 1 and doc["worker_restarts"] >= 1, doc["events"]
+    hang = [f for f in doc["findings"] if f["item"] == ["thunder.crash", "process", "hang"]]
+    assert hang and hang[0]["status"] == "new"
+    assert hang[0]["confirmation"].startswith("reproduced")
+    assert doc["programs"]["explored"] >= 8
+
+
+def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path):
+    first, second, third = tmp_path / "first", tmp_path / "second", tmp_path / "third"
+    empty = str(tmp_path / "empty-corpus")
+    args = ("--max-examples", "60", "--hypothesis-seed", "11", "--budget", "150",
+            "--database", "none")
+    proc1, doc1 = nightly(first, *args, "--corpus", empty, lane_mode="diverge")
+    assert doc1 is not None, proc1.stderr[-3000:]
+    assert proc1.returncode == 1, proc1.stderr[-3000:]
+    new = [f for f in doc1["findings"] if f["status"] == "new"]
+    assert new and all(f["shrunk"] == "yes" for f in new)
+    # Shrunk to a small program using torch.sin (what the test lane flags).
+    written = Path(new[0]["path"])
+    text = written.read_text()
+    assert "torch.sin(" in text and text.count("\n    v") <= 3, text
+
+    # Same seed, into a folder that already has a file of that name: same signatures, a
+    # new file next to it, the old one untouched.
+    into = tmp_path / "into"
+    into.mkdir()
+    (into / written.name).write_text("# someone else's file\n")
+    proc2, doc2 = nightly(second, *args, "--corpus", empty, "--into", str(into),
+                          lane_mode="diverge")
+    assert doc2 is not None, proc2.stderr[-3000:]
+    assert signatures(doc2) == signatures(doc1) != set()
+    assert (into / written.name).read_text() == "# someone else's file\n"
+    assert Path(doc2["new_cases"][0]).name == written.stem + "_2.py"
+    assert Path(doc2["new_cases"][0]).read_text() == text.replace(
+        str(first), str(second))  # the same finding, word for word
+
+    # Same seed, with the first run's cases as the corpus: everything is known.
+    proc3, doc3 = nightly(third, *args, "--corpus", str(first / "cases"), lane_mode="diverge")
+    assert doc3 is not None, proc3.stderr[-3000:]
+    assert signatures(doc3) == signatures(doc1)
+    assert {f["status"] for f in doc3["findings"]} == {"known"}
+    assert proc3.returncode == 0, proc3.stderr[-3000:]
+    assert not (third / "cases").exists() or not list((third / "cases").iterdir())
+
+    # Reports: JSON figures and a readable Markdown summary.
+    lane = doc1["stats"]["lanes"]["thunder/cpu"]
+    assert lane["programs"] == doc1["programs"]["explored"] == 60
+    assert lane["kinds"]["thunder.wrong-result"] >= 1
+    assert doc1["stats"]["family_programs"] and doc1["stats"]["time"]["generation"] > 0
+    assert doc1["seed"] == 11 and doc1["fixes"]["switch"] == "off"
+    md = (first / "report.md").read_text()
+    for heading in ("# Nightly fuzz report", "## Lanes", "## Divergences", "## Coverage",
+                    "## Where the time went"):
+        assert heading in md
+    assert "thunder/cpu" in md and "thunder.wrong-result" in md and "--hypothesis-seed 11" in md
+
+
+def test_nightly_usage_errors_exit_2(tmp_path):
+    for bad in (["--lanes", "nope"], ["--fixes", "no-such-fix"]):
+        proc = subprocess.run([sys.executable, "-m", "fuzz", "nightly", "--out",
+                               str(tmp_path), *bad], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 2, (bad, proc.stderr)

@@ -69,9 +69,10 @@ def pytest_report_header(config):
 
 
 def _is_corpus_case(path: Path) -> bool:
+    """Case files directly in corpus/ (or in another folder named corpus, e.g. a test's)."""
     from fuzz.corpus import is_case_file
 
-    return path.parent == CORPUS_DIR and is_case_file(path)
+    return path.parent.name == CORPUS_DIR.name and is_case_file(path)
 
 
 def pytest_collect_file(file_path: Path, parent):

@@ -241,3 +241,31 @@ def test_rendered_finding_is_a_loadable_case_with_its_signatures():
                            shrunk="yes", signatures=[])
     assert again.count('"""') == 2 and again.count("FOUND = ") == 1
     assert replace_docstring("X = 1\n", "doc").startswith('"""doc\n"""')
+
+
+def test_pytest_collects_corpus_cases_one_item_per_lane_and_device(tmp_path):
+    """conftest.py: each case file in a corpus folder becomes (lane, device) items; a file
+    that cannot be loaded is one failing item naming the problem; the others still run."""
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "bad.py").write_text("def program(x)\n    return x\n")
+    (corpus / "good.py").write_text(
+        '"""A good case."""\nimport torch\n\ndef program(x):\n    return x * 2\n\n'
+        "def calls():\n    return [(torch.randn(2, 3),)]\n\nLANES = ('thunder',)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), FUZZ_TEST_LANE="")
+    env.pop("FUZZ_FIXES", None)
+    # The repository's conftest as a plugin, and the fast test lane standing in for Thunder.
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "tests.crash_ops",
+         str(corpus), "-q", "-rA", "--fixes", "off", "-p", "no:cacheprovider",
+         "-W", "ignore::pytest.PytestUnknownMarkWarning"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    out = proc.stdout
+    assert proc.returncode == 1, out[-3000:]
+    assert "PASSED" in out and "good.py::thunder[cpu]" in out
+    assert "SKIPPED" in out and "no CUDA device" in out  # good.py::thunder[cuda]
+    assert "bad case file:" in out and "bad.py: syntax error at line 1" in out
+    assert "1 failed, 1 passed, 1 skipped" in out

@@ -453,17 +453,14 @@ class Campaign:
             [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         start = time.time()
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                  timeout=self.args.example_timeout + 15,  # + startup
-                                  start_new_session=True)
-            rc, out = proc.returncode, proc.stdout
-            if rc < 0 or (rc != 0 and "OUTCOME " not in out):
+            rc, hung = run_one(cmd, env, self.args.example_timeout)
+            if hung:
+                f.confirmation = "reproduced: the re-run hung too"
+            elif rc != 0:
                 f.confirmation = f"reproduced: the re-run died too ({signal_name(rc)})"
             else:
                 f.confirmation = f"did not reproduce (the re-run exited {rc})"
                 f.status = "flaky"
-        except subprocess.TimeoutExpired:
-            f.confirmation = "reproduced: the re-run hung too"
         finally:
             self.stats.time["crash confirmation"] += time.time() - start
             path.unlink(missing_ok=True)
@@ -574,6 +571,36 @@ class Campaign:
             "errors": self.errors,
             "events": self.events[-200:],
         }
+
+
+STARTUP_LIMIT_S = 180.0
+
+
+def run_one(cmd: list[str], env: dict, timeout: float) -> tuple[int | None, bool]:
+    """Run `worker run-one` in a fresh process: (exit status, whether it hung). The
+    program's time limit counts from when the process says RUNNING (imports excluded)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                            start_new_session=True)
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    limit = time.time() + STARTUP_LIMIT_S
+    buf, running = b"", False
+    try:
+        while True:
+            if not sel.select(timeout=max(0.0, limit - time.time())):
+                kill(proc)
+                proc.wait()
+                return None, True
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return proc.wait(), False
+            buf += chunk
+            if not running and b"RUNNING\n" in buf:
+                running = True
+                limit = time.time() + timeout
+    finally:
+        sel.close()
+        proc.stdout.close()
 
 
 def tail(path: Path | None, n: int = 15) -> str:

@@ -392,7 +392,9 @@ def _run_one(argv: list[str]) -> int:
     from fuzz.replay import run_lane
 
     prepare(args.fixes, args.plugin)
-    outcome = run_lane(load_case(args.case), args.lane, args.device)
+    case = load_case(args.case)
+    print("RUNNING", flush=True)  # the parent's time limit starts here (imports are done)
+    outcome = run_lane(case, args.lane, args.device)
     print("OUTCOME " + json.dumps(outcome.to_json(), default=str), flush=True)
     return 0
 

@@ -1,7 +1,7 @@
 """The command line: `python -m fuzz replay ...` and `python -m fuzz nightly ...`.
 
     python -m fuzz replay PATH... [--fixes on|off|NAMES] [--lanes thunder,exir]
-                          [--devices cpu,cuda] [--json FILE|-] [--seed N]
+                          [--devices cpu,cuda] [--json FILE|-] [--seed N] [--isolate]
     python -m fuzz nightly [--budget SECONDS] [--lanes thunder,exir] [--devices cpu]
                            [--workers auto|N] [--hypothesis-seed N] [--out DIR]
                            [--into DIR] [--fixes ...] [--max-examples N] [--database DIR]
@@ -64,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", metavar="FILE|-", default=None,
                    help="also write the results as JSON to FILE (- for stdout)")
     r.add_argument("--seed", type=int, default=0, help="seed for calls() (default 0)")
+    r.add_argument("--isolate", action="store_true",
+                   help="run each case/lane/device in its own process: crashes and hangs "
+                        "become <lane>.crash divergences instead of ending the replay")
+    r.add_argument("--timeout", type=_positive, default=120.0, metavar="SECONDS",
+                   help="with --isolate: a program running longer is a hang (default 120)")
 
     n = sub.add_parser("nightly", help="time-boxed fuzz campaign with crash isolation")
     _common(n)

@@ -18,6 +18,10 @@ upstream bug may be fixed; pytest's strict xfail turns that into a failure).
 
 Exit status: 0 when every result is pass/expected/skip, 1 on any unexpected divergence,
 2 on usage or case-file errors (the other cases still run; 2 wins over 1).
+
+With `--isolate`, every (case, lane, device) runs in a fresh process (slower: each one
+imports the stack), so a case that crashes or hangs a backend (e.g. a `<lane>.crash`
+case filed by the nightly job) is reported as that divergence instead of ending replay.
 """
 
 from __future__ import annotations
@@ -116,7 +120,10 @@ def run_lane(case, lane: str, device: str, seed: int = 0,
 
 
 def replay_paths(paths: Sequence[str | Path], lanes: Sequence[str],
-                 devices: Sequence[str], seed: int = 0, progress=None) -> list[Outcome]:
+                 devices: Sequence[str], seed: int = 0, progress=None,
+                 isolate: dict | None = None) -> list[Outcome]:
+    """Replay every case; with `isolate` (switch, plugins, timeout), each (case, lane,
+    device) runs in its own process."""
     from fuzz.campaign.prepare import all_fixes_on
     from fuzz.case import CaseError, load_case
     from fuzz.corpus import expand_paths
@@ -135,10 +142,54 @@ def replay_paths(paths: Sequence[str | Path], lanes: Sequence[str],
             continue
         for device in devices:
             for lane in lanes:
-                outcomes.append(run_lane(case, lane, device, seed, fixes_on))
+                if isolate:
+                    outcomes.append(run_lane_isolated(case, lane, device, seed, **isolate))
+                else:
+                    outcomes.append(run_lane(case, lane, device, seed, fixes_on))
                 if progress:
                     progress(outcomes[-1])
     return outcomes
+
+
+def run_lane_isolated(case, lane: str, device: str, seed: int, switch: str,
+                      plugins: Sequence[str], timeout: float) -> Outcome:
+    """`run_lane` in a fresh process (`--isolate`): a backend that kills its process or
+    hangs longer than `timeout` seconds gives a `<lane>.crash` divergence instead of
+    taking replay down."""
+    import sys as _sys
+
+    from fuzz.campaign.nightly import child_env, run_one, signal_name
+
+    out = Outcome(case.name, case.where, lane, device, "pass", expect=list(case.expect),
+                  upstream=case.upstream)
+    if not case.runs_on(lane, device):
+        out.status, out.reason = "skip", f"the case does not run on {lane}/{device}"
+        return out
+    cmd = [_sys.executable, "-m", "fuzz.campaign.worker", "run-one", str(case.path), lane,
+           device, "--fixes", switch, "--seed", str(seed)]
+    for p in plugins:
+        cmd += ["--plugin", p]
+    printed: list[str] = []
+    start = time.perf_counter()
+    rc, hung = run_one(cmd, child_env(), timeout, printed)
+    text = "".join(printed)
+    for line in text.splitlines():
+        if line.startswith("OUTCOME "):
+            data = json.loads(line[len("OUTCOME "):])
+            return Outcome(**data)
+    why = (f"no result after {timeout:g} s (hang); the process was killed" if hung else
+           f"the process died ({signal_name(rc)})")
+    out.seconds = round(time.perf_counter() - start, 3)
+    out.divergences = [{"kind": f"{lane}.crash", "stage": "process", "details": why,
+                        "device": device, "data": {"returncode": rc}, "lane": lane}]
+    out.status = classify(case, lane, {f"{lane}.crash"}, _all_on())
+    return out
+
+
+def _all_on() -> bool:
+    from fuzz.campaign.prepare import all_fixes_on
+
+    return all_fixes_on()
 
 
 def exit_status(outcomes: Sequence[Outcome]) -> int:
@@ -199,8 +250,15 @@ def main(args) -> int:
     print(f"fixes: {switch} -> {', '.join(f'{k} ({v})' for k, v in active.items()) or 'none'}",
           file=stream)
     devices = args.devices or default_devices()
-    outcomes = replay_paths(args.paths, lanes, devices, args.seed,
-                            progress=lambda o: print(format_outcome(o), file=stream, flush=True))
+    def progress(o: Outcome) -> None:
+        # Lanes a case excludes itself (LANES/DEVICES) are left out of the text (not the JSON).
+        if not (o.status == "skip" and o.reason.startswith("the case does not run")):
+            print(format_outcome(o), file=stream, flush=True)
+
+    isolate = {"switch": switch, "plugins": list(args.plugin or ()),
+               "timeout": args.timeout} if args.isolate else None
+    outcomes = replay_paths(args.paths, lanes, devices, args.seed, progress=progress,
+                            isolate=isolate)
     code = exit_status(outcomes)
     counts = Counter(o.status for o in outcomes)
     print("summary: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s])

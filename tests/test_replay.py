@@ -133,3 +133,21 @@ def test_classification_and_exit_status():
     assert exit_status([outcome("pass"), outcome("expected"), outcome("skip")]) == 0
     assert exit_status([outcome("pass"), outcome("divergence")]) == 1
     assert exit_status([outcome("divergence"), outcome("error")]) == 2
+
+
+def test_isolated_replay_turns_a_crashing_case_into_a_crash_divergence(tmp_path):
+    head = '"""Case."""\nimport torch\n\ndef program(x):\n    return x + 1\n\n'
+    (tmp_path / "crashes.py").write_text(head + "def calls():\n    return [(torch.randn(7, 2),)]\n")
+    (tmp_path / "fine.py").write_text(head + "def calls():\n    return [(torch.randn(3, 2),)]\n")
+    # The test lane aborts its process on an input with a dim of 7 (tests/crash_ops.py).
+    proc, doc = replay(str(tmp_path), "--fixes", "off", "--lanes", "thunder", "--devices",
+                       "cpu", "--plugin", "tests.crash_ops", "--isolate", "--timeout", "30",
+                       env={"FUZZ_TEST_LANE": "crash", "FUZZ_TEST_CRASH_DIM": "7"})
+    assert doc is not None, proc.stderr[-3000:]
+    results = {r["case"]: r for r in doc["results"]}
+    assert results["fine"]["status"] == "pass", results["fine"]
+    crash = results["crashes"]
+    assert crash["status"] == "divergence"
+    assert crash["divergences"][0]["kind"] == "thunder.crash"
+    assert "SIGABRT" in crash["divergences"][0]["details"]
+    assert proc.returncode == 1

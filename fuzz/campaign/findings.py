@@ -48,7 +48,7 @@ def found_labels(divergences: Sequence[dict[str, Any]]) -> list[str]:
 
 def describe(divergences: Sequence[dict[str, Any]], *, how: str, fixes: dict[str, str],
              versions: dict[str, str | None], shrunk: str, signatures: Sequence[str],
-             switch: str = "on", width: int = 88) -> str:
+             switch: str = "on", isolate: bool = False, width: int = 88) -> str:
     """The docstring of a found case."""
     first = divergences[0]
     head = f"{first['kind']} at {first['stage']} on {first.get('device', 'cpu')}"
@@ -74,7 +74,8 @@ def describe(divergences: Sequence[dict[str, Any]], *, how: str, fixes: dict[str
     lines += textwrap.wrap("Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
                            width)
     lines += textwrap.wrap("Signatures: " + ", ".join(signatures) + ".", width)
-    lines.append(f"Replay: python -m fuzz replay THIS_FILE --fixes {switch}")
+    lines.append(f"Replay: python -m fuzz replay THIS_FILE --fixes {switch}"
+                 + (" --isolate  (it kills the process that runs it)" if isolate else ""))
     return "\n".join(lines)
 
 

@@ -172,6 +172,8 @@ class Campaign:
             "database": self.database,
             "scratch": str(self.out / "scratch" / f"worker-{slot.index}.py"),
             "skip_sources": sorted(self.crash_sources),
+            # Divergences already shrunk in this campaign: a new incarnation need not redo them.
+            "suppressed": sorted(list(k) for k, f in self.findings.items() if f.final),
             "case_seed": 0,
         }
 
@@ -181,10 +183,7 @@ class Campaign:
         cfg_path.write_text(json.dumps(cfg, indent=1))
         slot.log = self.out / "logs" / f"{slot.name}.log"
         read_fd, write_fd = os.pipe()
-        env = dict(os.environ)
-        paths = [str(ROOT), os.getcwd()] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
-        env["PYTHONPATH"] = os.pathsep.join(paths)
-        env["PYTHONUNBUFFERED"] = "1"
+        env = child_env()
         env.pop("HYPOTHESIS_PROFILE", None)
         with open(slot.log, "wb") as log:
             slot.proc = subprocess.Popen(
@@ -448,12 +447,9 @@ class Campaign:
                d["device"], "--fixes", self.args.fixes_switch]
         for p in self.args.plugin or ():
             cmd += ["--plugin", p]
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.getcwd()] + (
-            [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         start = time.time()
         try:
-            rc, hung = run_one(cmd, env, self.args.example_timeout)
+            rc, hung = run_one(cmd, child_env(), self.args.example_timeout)
             if hung:
                 f.confirmation = "reproduced: the re-run hung too"
             elif rc != 0:
@@ -511,7 +507,7 @@ class Campaign:
             text = render_finding(
                 f.source, f.divergences, how=how, fixes=fixes, versions=versions,
                 shrunk=shrunk, signatures=[s.digest for s in sigs],
-                switch=self.args.fixes_switch)
+                switch=self.args.fixes_switch, isolate=f.crash)
             base = safe_name(f"{f.item[0]}_{sigs[0].digest[:8]}")
             name = self.into.save(base, text)
             f.path = str(self.into.path / f"{name}.py")
@@ -576,9 +572,20 @@ class Campaign:
 STARTUP_LIMIT_S = 180.0
 
 
-def run_one(cmd: list[str], env: dict, timeout: float) -> tuple[int | None, bool]:
+def child_env() -> dict[str, str]:
+    """The environment of a child process: the repository and the cwd importable."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.getcwd()] + (
+        [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def run_one(cmd: list[str], env: dict, timeout: float, output: list | None = None
+            ) -> tuple[int | None, bool]:
     """Run `worker run-one` in a fresh process: (exit status, whether it hung). The
-    program's time limit counts from when the process says RUNNING (imports excluded)."""
+    program's time limit counts from when the process says RUNNING (imports excluded).
+    Its stdout is appended to `output` when given."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True)
     sel = selectors.DefaultSelector()
@@ -593,6 +600,8 @@ def run_one(cmd: list[str], env: dict, timeout: float) -> tuple[int | None, bool
                 return None, True
             chunk = os.read(proc.stdout.fileno(), 1 << 16)
             if not chunk:
+                if output is not None:
+                    output.append(buf.decode(errors="replace"))
                 return proc.wait(), False
             buf += chunk
             if not running and b"RUNNING\n" in buf:

@@ -111,7 +111,8 @@ class Worker:
         self.scratch = Path(config["scratch"])
         # (source, where) -> None (no divergence) or (items, payload)
         self.verdicts: dict[tuple[str, tuple], tuple[list, dict] | None] = {}
-        self.suppressed: set[tuple[str, str, str]] = set()
+        self.suppressed: set[tuple[str, str, str]] = {
+            tuple(i) for i in config.get("suppressed", ())}
         self.skip_sources = set(config.get("skip_sources", ()))
         self.explored = 0
         self.n = 0
@@ -386,6 +387,7 @@ def _run_one(argv: list[str]) -> int:
     p.add_argument("device")
     p.add_argument("--fixes", default=None)
     p.add_argument("--plugin", action="append", default=[])
+    p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     from fuzz.campaign.prepare import prepare
     from fuzz.case import load_case
@@ -394,7 +396,7 @@ def _run_one(argv: list[str]) -> int:
     prepare(args.fixes, args.plugin)
     case = load_case(args.case)
     print("RUNNING", flush=True)  # the parent's time limit starts here (imports are done)
-    outcome = run_lane(case, args.lane, args.device)
+    outcome = run_lane(case, args.lane, args.device, seed=args.seed)
     print("OUTCOME " + json.dumps(outcome.to_json(), default=str), flush=True)
     return 0
 

@@ -283,13 +283,13 @@ def _same(a, b) -> bool:
 
 # How an observation is compared on replay: kind -> (failure condition, readable form).
 _KINDS = {
-    "bool": ("bool({v}) is not {o}", "bool({e}) is {r}"),
-    "index": ("_index({v}) != {o}", "index({e}) == {r}"),
-    "int": ("int({v}) != {o}", "int({e}) == {r}"),
-    "float": ("not _same(float({v}), {o})", "float({e}) == {r}"),
-    "complex": ("not _same(complex({v}), {o})", "complex({e}) == {r}"),
-    "hash": ("hash({v}) != {o}", "hash({e}) == {r}"),
-    "value": ("type({v}) is not type({o}) or not _same({v}, {o})", "{e} == {r}"),
+    "bool": ("bool({v}) is not {o}", "bool({e}) is {r!r}"),
+    "index": ("_index({v}) != {o}", "index({e}) == {r!r}"),
+    "int": ("int({v}) != {o}", "int({e}) == {r!r}"),
+    "float": ("not _same(float({v}), {o})", "float({e}) == {r!r}"),
+    "complex": ("not _same(complex({v}), {o})", "complex({e}) == {r!r}"),
+    "hash": ("hash({v}) != {o}", "hash({e}) == {r!r}"),
+    "value": ("type({v}) is not type({o}) or not _same({v}, {o})", "{e} == {r!r}"),
 }
 
 
@@ -397,24 +397,28 @@ class _Recorder:
         checks = [(leaf, "value", _raw_value(leaf.proxy)) for leaf in all_leaves.values()]
         return _compile_check(checks, typed, {}) if checks or typed else None
 
+    def add_input(self, p):
+        """An input proxified by the interpreter: its number leaves (for pinning them all)."""
+        if isinstance(p, self.TensorProxy):
+            for s in p.shape:
+                self.add_input(s)
+        elif isinstance(p, self.NumberProxy) and p.history is not None:
+            self.node(p)
+
     def _inputs(self, pro_to_comp):
         """Every symbolic input value of the trace (by name), and the number inputs."""
-        from thunder.core.proxies import TensorProxy, unvariableify
+        from thunder.core.proxies import unvariableify
 
-        all_leaves: dict[str, _Leaf] = {}
-        typed: dict[str, Any] = {}  # number inputs: their Python type is checked
-        for p in (unvariableify(v) for v in pro_to_comp):
-            if isinstance(p, TensorProxy):
-                for s in p.shape:
-                    if isinstance(s, self.NumberProxy) and s.history is not None:
-                        all_leaves.setdefault(s.name, self.node(s))
-            elif isinstance(p, self.NumberProxy) and p.history is not None:
-                all_leaves.setdefault(p.name, self.node(p))
-                if not _is_tensor_size(p):
-                    typed.setdefault(p.name, p)
+        for v in pro_to_comp:
+            self.add_input(unvariableify(v))
+        all_leaves = {n.proxy.name: n for n in self.nodes.values() if isinstance(n, _Leaf)}
+        # Number inputs: their Python type is checked (sizes of input tensors are ints).
+        typed = {name: n.proxy for name, n in all_leaves.items() if not _is_tensor_size(n.proxy)}
         return all_leaves, typed
 
     def _build_check(self, pro_to_comp):
+        from thunder.core.proxies import unvariableify
+
         decisions = list(self.decisions)
         # Numbers Thunder itself marked static (bool lookaside, torch.device index, ...):
         # propagate_constraints pins them only when they reach a number input directly, not
@@ -425,7 +429,14 @@ class _Recorder:
                 v = _raw_value(p)
                 decisions.append((node, "bool" if type(v) is bool else "value", v))
 
-        all_leaves, typed = self._inputs(pro_to_comp)
+        all_leaves, _ = self._inputs(pro_to_comp)
+        # Number inputs the computation uses, and below those decisions depend on: their
+        # Python type is checked.
+        typed = {
+            p.name: p
+            for p in (unvariableify(v) for v in pro_to_comp)
+            if isinstance(p, self.NumberProxy) and p.history is not None and not _is_tensor_size(p)
+        }
         memo: dict = {}
         checks: dict[tuple, tuple[Any, str, Any]] = {}
         pins: dict[str, _Leaf] = {}
@@ -506,15 +517,13 @@ def _compile_check(checks, typed, memo):
     index = {name: i for i, name in enumerate(order)}
 
     ns: dict[str, Any] = {"_Changed": SymbolicDecisionChanged, "_same": _same, "_index": operator.index}
-    objects: list = []  # constants and functions the generated code refers to
+    names_of: dict[int, str] = {}  # id(constant or function) -> its name in `ns`
 
     def obj(v) -> str:
-        for i, o in enumerate(objects):
-            if o is v:
-                return f"_k{i}"
-        objects.append(v)
-        ns[f"_k{len(objects) - 1}"] = v
-        return f"_k{len(objects) - 1}"
+        if id(v) not in names_of:
+            names_of[id(v)] = f"_k{len(names_of)}"
+            ns[names_of[id(v)]] = v  # (also keeps v alive, so its id stays unique)
+        return names_of[id(v)]
 
     body: list[str] = []
     temps: dict[tuple, str] = {}  # structural key -> local name (common subexpressions)
@@ -630,6 +639,11 @@ class _RecordedValue:
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
+        if _current() is None:  # not recording: a plain attribute read
+            try:
+                return obj.__dict__["value"]
+            except KeyError:
+                raise AttributeError("value") from None
         # The reader: the first caller that is not a pass-through helper.
         frame = sys._getframe(1)
         while frame is not None and frame.f_code in _PASS_THROUGH_CODES:
@@ -783,7 +797,22 @@ def _install() -> None:
 
         Symbol.__call__ = symbol_call
 
-        # 4. Direct `.value` reads outside value propagation. Plain Python reads go through
+        # 4. Every input the interpreter proxifies (number inputs, tensor sizes), so that the
+        #    fallback "pin every symbolic input" really covers all of them.
+        proxify = jit_ext.JitCtx.proxify
+        _originals["JitCtx.proxify"] = proxify
+
+        @functools.wraps(proxify)
+        def proxify_and_register(self, value):
+            p = proxify(self, value)
+            rec = _current()
+            if rec is not None:
+                rec.guarded(rec.add_input, p)
+            return p
+
+        jit_ext.JitCtx.proxify = proxify_and_register
+
+        # 5. Direct `.value` reads outside value propagation. Plain Python reads go through
         #    the descriptor; reads in interpreted code reach the descriptor's `__get__`
         #    through the interpreter, which we look aside so the reader is the interpreted
         #    frame (not the interpreter's own).
@@ -792,7 +821,7 @@ def _install() -> None:
             _interpreted_value_get
         )
 
-        # 5. `bool()` in interpreted code: Thunder's lookaside marks the proxy static, and
+        # 6. `bool()` in interpreted code: Thunder's lookaside marks the proxy static, and
         #    propagate_constraints then pins every number input it derives from to its exact
         #    value (or nothing at all when the chain goes through prims.shape). The decision
         #    itself is recorded by `NumberProxy.__bool__` and replayed, so while recording we
@@ -813,7 +842,7 @@ def _install() -> None:
 
         jit_ext._general_jit_lookaside_map[bool] = bool_lookaside_without_static_pin
 
-        # 6. `utils.same_shape(a, b)` is `tuple(a) == tuple(b)`. CPython compares tuples
+        # 7. `utils.same_shape(a, b)` is `tuple(a) == tuple(b)`. CPython compares tuples
         #    element by element before it looks at their lengths, so broadcasting (1-D
         #    `b` against 2-D `a`) records `b[0] == a[0]` although the answer is False for
         #    any value: (5, 5) + (5,) would miss a trace made for (2, 3) + (3,). Checking
@@ -829,7 +858,7 @@ def _install() -> None:
 
         tutils.same_shape = same_shape_lengths_first
 
-        # 7. The recording window, and the prologue check.
+        # 8. The recording window, and the prologue check.
         general_jit = jit_ext.thunder_general_jit
         propagate = jit_ext.propagate_constraints
         unpack_inputs = jit_ext.unpack_inputs

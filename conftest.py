@@ -65,7 +65,7 @@ def pytest_report_header(config):
     active = ", ".join(f"{k} ({v})" for k, v in fixes.active().items()) or "none"
     versions = ", ".join(f"{k} {v}" for k, v in fixes.package_versions().items())
     return [f"fixes: {_switch(config)} -> {active}",
-            f"hypothesis profile: {settings._current_profile}; {versions}"]
+            f"hypothesis profile: {getattr(settings, '_current_profile', '?')}; {versions}"]
 
 
 def _is_corpus_case(path: Path) -> bool:

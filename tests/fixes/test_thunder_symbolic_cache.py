@@ -12,11 +12,18 @@ structure of the trace: symbols, including sub-symbols, with argument kinds and 
 
 * FLIP cases take another decision on `second`: with the fix they must miss and match
   eager and the fresh trace; without it they hit (the upstream bug), and the result or the
-  trace is wrong. Exception, documented: `numel_gt` misses on stock Thunder too, because
-  propagate_constraints pins both sizes (numel's products are top-level in the trace).
+  trace is wrong, or the stale trace crashes (`split_rows`: the number of outputs was
+  unrolled from the traced size). Exception, documented: `numel_gt` misses on stock
+  Thunder too, because propagate_constraints pins both sizes (numel's products are
+  top-level in the trace); `numel_min` shows the same decision hitting wrongly through
+  `min()`, which converts the comparison with `__bool__` from C.
 * KEEP cases take every decision the same way on `second`: with the fix they must hit.
   `numel_gt_keep` and `scalar_gt_keep` miss on stock Thunder (its static pins) and hit
   with the fix, which replays the decision instead of pinning the inputs.
+
+Also: the prologue shows the replayed decisions; applying is idempotent; a failure inside
+the recorder pins every symbolic input (sound) instead of breaking the trace; the version
+gate refuses other Thunder versions.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ When the prologue is built (`unpack_inputs`), the log becomes one extra prologue
 from the new inputs and raises (a miss) if any decision would go differently. The prologue
 trace shows the decisions above the call. Fallbacks, all sound: a decision that depends on
 an `_Opaque` number pins the inputs it depends on (their exact values); one that depends
-on an `_Unknown` number, or a trace whose recording failed, pins every symbolic input.
+on an `_Unknown` number, or a trace whose recording failed, pins every symbolic input
+(every number and tensor size `JitCtx.proxify` made for this trace).
 Each replay is first run on the traced values and must reproduce the traced observation,
 else that decision is pinned instead. Number inputs also get an exact type check.
 
@@ -69,9 +70,12 @@ interpreter may step through call the originals and then `_record_*` functions t
 registered as opaque lookasides (interpreting them would be slow and would see
 interpreter frames instead of the reader's).
 
-Not covered: decisions on values that never pass through a NumberProxy (rank, dtype,
-device, requires_grad: the stock prologue checks those); reads of `proxy.__dict__`
-directly; values of `_Unknown` origin are handled only by pinning everything.
+Not covered / limits: decisions on values that never pass through a NumberProxy (rank,
+dtype, device, requires_grad: the stock prologue checks those); reads of
+`proxy.__dict__["value"]`; numbers of `_Unknown` origin are handled only by pinning
+everything; entries traced before the fix was applied keep their old prologues. Every
+decision counts, also one whose outcome did not change the trace (Thunder's broadcast
+check evaluates `d == 1` for a tensor's own sizes, so a size that becomes 1 misses).
 
 Everything is a runtime monkeypatch, installed once by `_install()`; site-packages is not
 modified. The patches do nothing outside `cache="symbolic values"` tracing.

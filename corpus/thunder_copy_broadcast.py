@@ -1,0 +1,22 @@
+"""Known upstream bug (Thunder 0.2.6, any cache): `Tensor.copy_` rejects a broadcasting source.
+
+In PyTorch `dst.copy_(src)` broadcasts `src` to `dst`'s shape. Thunder's `copy_` requires
+equal shapes and raises "Shapes were expected to be the same" at trace time, so a program
+that eager runs fine cannot be jitted (thunder.crash). Found by the Thunder lane on
+generated programs, with fixes on and off; the default cache fails the same way.
+"""
+
+import torch
+
+
+def program(a, b):
+    return (a.copy_(b * 2.0),)
+
+
+def calls():
+    return [(torch.randn(2, 5, 3), torch.randn(1, 3))]
+
+
+LANES = ("thunder",)
+EXPECT = ("thunder.crash",)
+UPSTREAM = None  # no upstream report found

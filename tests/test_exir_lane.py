@@ -252,3 +252,92 @@ def test_cuda_custom_ops_and_cond_through_the_engine():
         result = run_case(case_from_source(CLEAN[name], name), lanes=("exir",), devices=("cuda",))
         (report,) = result.reports
         assert report.device == "cuda" and report.divergences == [], [str(d) for d in report.divergences]
+
+
+# ---------------------------------------------------------------------------------------
+# What the program is exported for and which calls are inside its contract
+
+
+def test_transposed_first_call_is_exported_contiguous():
+    """The runtime is fed contiguous copies. Exporting with a transposed example gave the
+    input dim order (1, 0), and relu.out failed on every call ("2 input tensors have
+    different dim orders", error 0x12)."""
+    report = run("""
+import torch
+def program(x):
+    return (torch.relu(x),)
+def calls():
+    return [(torch.randn(4, 3).transpose(-2, -1),), (torch.randn(3, 4),), (torch.randn(3, 2),)]
+""")
+    assert report.divergences == [], [str(d) for d in report.divergences]
+    assert report.counters["calls-checked"] == 3
+
+
+def test_aliased_first_call_is_exported_as_distinct_inputs():
+    """Export turns one tensor passed twice into one node (pytorch/pytorch#144683): with
+    (a, b, a) as the example the graph read x2 where the program reads x0, and every
+    later call with distinct x0 and x2 came back wrong."""
+    report = run("""
+import torch
+def program(x0, x1, x2):
+    return (torch.cond(x2.shape[0] > 2, lambda x: x * 2.0, lambda x: -x, (x2,)), -x0.sin(), x1 + 1)
+def calls():
+    a = torch.randn(3)
+    return [(a, torch.randn(3), a), (torch.randn(3), torch.randn(3), torch.randn(3)),
+            (torch.randn(4), torch.randn(4), torch.randn(4))]
+""")
+    assert report.divergences == [], [str(d) for d in report.divergences]
+    assert report.counters["calls-checked"] == 3
+
+
+GUARDED = """
+import torch
+def program(x):
+    if tuple(x.shape) == (3,):
+        return (x.abs(),)
+    return (x * x,)
+def calls():
+    return [(torch.randn(4),), (torch.tensor([-1.0, 2.0, -3.0]),), (torch.randn(5),)]
+DIMS = {"x": {0: (3, 5)}}
+"""
+
+
+def test_calls_failing_an_export_guard_are_outside_the_contract():
+    """Export (Dim.AUTO, [3, 5]) keeps `x.size()[0] != 3` as a guard beside the ranges.
+    A call of size 3 is outside the contract: it is not compared (it was reported as
+    exir.runtime-result), and the guard probe shows the runtime accepting it (a known
+    upstream gap, corpus/executorch_runtime_unchecked_guards.py)."""
+    report = run(GUARDED)
+    assert report.counters["call-outside-contract"] == 1
+    assert "fails the export guard x.size()[0] != 3" in report.details["outside_contract"][0]
+    assert [(d.kind, d.stage) for d in report.divergences] == [("exir.unchecked-contract", "contract[guard]")]
+    (probe,) = [p for p in report.details["contract_probes"] if p["kind"] == "guard"]
+    assert probe["probe"].startswith("s") and "=3 (in [3, 5]" in probe["probe"] and probe["accepted"]
+
+
+def test_overlapping_inputs_of_a_mutating_program_are_outside_the_contract():
+    """Eager writes through x0 into an x1 that shares its memory; the runtime takes every
+    input as its own buffer, so such calls cannot be compared. Disjoint views of one
+    base, and aliasing in a program that mutates nothing, stay inside."""
+    report = run("""
+import torch
+def program(x0, x1):
+    x0.mul_(2.0)
+    return (x0 + x1,)
+def calls():
+    a, b = torch.randn(3), torch.randn(6)
+    return [(torch.randn(3), torch.randn(3)), (a, a), (b[:3], b[3:]), (b[:3], b[1:4])]
+""")
+    assert report.divergences == [], [str(d) for d in report.divergences]
+    assert report.counters["calls-checked"] == 2
+    assert [w.split(":")[0] for w in report.details["outside_contract"]] == ["call[1]", "call[3]"]
+    assert all("share memory" in w for w in report.details["outside_contract"])
+    report = run("""
+import torch
+def program(x0, x1):
+    return (x0 * x1,)
+def calls():
+    a = torch.randn(3)
+    return [(torch.randn(3), torch.randn(3)), (a, a)]
+""")
+    assert report.divergences == [] and report.counters["calls-checked"] == 2

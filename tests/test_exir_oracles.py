@@ -464,3 +464,50 @@ def test_pipeline_variance_fires_when_specprop_reruns_after_asserts_are_gone():
     assert kinds(divs) == {"exir.pipeline-variance"}
     assert any(c["plan"] and c["plan"][0] == "(5,)" and c["variant"][0] == "(16,)"
                for c in divs[0].data["changed"])
+
+
+def cond_on_size(x):
+    return (torch.cond(x.shape[0] > 2, lambda x: x * 2.0, lambda x: -x, (x,)),)
+
+
+def test_variance_runs_leave_the_shared_shape_env_alone():
+    """Re-running SpecPropPass after EdgeToBackendOpsPass guards `s <= 2` on the example
+    (corpus/executorch_prim_compare_specializes.py) in the ShapeEnv that every copy of
+    the program shares. Each variance run is isolated: the pristine program keeps its
+    symbolic input, later points see the same fresh state, and a re-run reproduces."""
+    b = build(cond_on_size, (torch.randn(2),), {0: {0: (2, 4)}})
+    base = exir_plan.plan_fingerprint(b.planned_gm)
+    x = find_node(b.ep.graph_module, lambda n: n.op == "placeholder")
+    for _ in range(2):
+        for point in ("after-asserts", "before-planning"):
+            divs = exir_plan.compare_plans(base, exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, point)), point)
+            assert kinds(divs) == {"exir.pipeline-variance"}
+            assert {"at": "x", "plan": ["(4,)", "torch.float32", "1", "32", "16"],
+                    "variant": ["(2,)", "torch.float32", "1", "32", "16"]} in divs[0].data["changed"]
+            assert isinstance(x.meta["val"].shape[0], torch.SymInt)
+            assert str(b.ep.range_constraints[x.meta["val"].shape[0].node.expr]) == "VR[2, 4]"
+    assert exir_plan.plan_fingerprint(b.planned_gm) == base
+    report = lane_run("""
+import torch
+def program(x):
+    return (torch.cond(x.shape[0] > 2, lambda x: x * 2.0, lambda x: -x, (x,)),)
+def calls():
+    return [(torch.randn(2),), (torch.randn(4),), (torch.randn(3),)]
+""")
+    assert report.counters["calls-checked"] == 3 and report.counters["call-outside-contract"] == 0
+    assert {d.stage for d in report.divergences} == {"pipeline-variance[after-asserts]",
+                                                     "pipeline-variance[before-planning]"}
+
+
+def test_outside_contract_includes_export_guards():
+    from fuzz.oracles import exir_runtime
+
+    def branchy(x):
+        return x.abs() if tuple(x.shape) == (3,) else x * x
+
+    b = build(branchy, (torch.randn(4),), {0: {0: (3, 5)}})
+    assert exir_runtime.outside_contract(b.ep, (torch.randn(4),)) is None
+    assert exir_runtime.outside_contract(b.ep, (torch.randn(3),)) == "fails the export guard x.size()[0] != 3"
+    assert "outside" in exir_runtime.outside_contract(b.ep, (torch.randn(6),))
+    (guard,) = [p for p in exir_runtime.contract_probes(b.ep, (torch.randn(4),)) if p.kind == "guard"]
+    assert guard.args[0].shape == (3,)

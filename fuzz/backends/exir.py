@@ -15,8 +15,11 @@ with three hooks that do not change what it computes:
 to_executorch changes the edge program in place, so every pipeline runs on a deep copy
 of one pristine EdgeProgramManager. The export example is the first call, unless a
 dynamic dim has size 0 or 1 there (export would specialize it): then the first call
-whose dynamic dims are all >= 2 (`pick_example`). Planning and the runtime stay on the host; on CUDA
-only the eager reference (the engine's `reference`) ran on the GPU.
+whose dynamic dims are all >= 2 (`pick_example`), exported as independent contiguous
+copies, the inputs the runtime is fed (`export_example`). What a mirror pipeline does to
+the ShapeEnv all the copies share is undone (`shape_envs_restored`). Planning and the
+runtime stay on the host; on CUDA only the eager reference (the engine's `reference`)
+ran on the GPU.
 
 Oracles (fuzz/oracles/exir_*.py): exir.spec-meta, exir.bound-loss, exir.overlap,
 exir.aliasing, exir.under-allocation, exir.runtime-result, exir.unchecked-contract,
@@ -27,6 +30,7 @@ edge dialect or the out-variant pass do not support (counters["unsupported-skip"
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import inspect
@@ -34,10 +38,11 @@ import re
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import torch
+import torch.utils._pytree as pytree
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
@@ -147,12 +152,34 @@ def is_export_refusal(e: BaseException) -> bool:
     return any(c.__name__ in _REFUSAL_NAMES for c in type(e).__mro__)
 
 
+def export_example(example: Sequence[Any]) -> tuple:
+    """The example as the runtime is fed: each tensor an independent contiguous copy.
+
+    Export bakes the example's layout into the program (a transposed example gives its
+    placeholder dim order (1, 0), which the pip runtime cannot be fed: it takes contiguous
+    inputs only), and it bakes in the example's aliasing (the same tensor passed as two
+    inputs becomes one node: the graph reads one input where the program reads the other,
+    pytorch/pytorch#144683). The runtime gets independent contiguous copies
+    (`exir_runtime.runtime_inputs`), so that is what the program is exported for."""
+    def fresh(value):
+        if isinstance(value, torch.Tensor):
+            out = value.detach().clone(memory_format=torch.contiguous_format)
+            return out.requires_grad_(value.requires_grad) if value.is_leaf else out
+        if isinstance(value, tuple):
+            return tuple(fresh(v) for v in value)
+        if isinstance(value, list):
+            return [fresh(v) for v in value]
+        return value
+
+    return tuple(fresh(a) for a in example)
+
+
 def export_program(program: Callable[..., Any], example: tuple,
                    dims: dict[int, dict[int, tuple[int, int]]]) -> torch.export.ExportedProgram:
     module = as_module(program)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return torch.export.export(module, copy_args(example),
+        return torch.export.export(module, export_example(example),
                                    dynamic_shapes=dynamic_shapes_for(module, example, dims), strict=False)
 
 
@@ -228,6 +255,62 @@ def to_executorch(edge, algo: str = "greedy", probe: Any = None):
         return copy.deepcopy(edge).to_executorch(config)
 
 
+def shape_envs(gm: torch.fx.GraphModule) -> list[Any]:
+    """The ShapeEnvs behind the symbolic sizes in `gm`'s (and its submodules') meta['val']."""
+    envs: dict[int, Any] = {}
+    for _, level in graph_levels(gm):
+        for node in level.graph.nodes:
+            for v in pytree.tree_leaves(node.meta.get("val")):
+                for s in (list(v.shape) if isinstance(v, torch.Tensor) else [v]):
+                    if isinstance(s, (torch.SymInt, torch.SymBool, torch.SymFloat)):
+                        envs.setdefault(id(s.node.shape_env), s.node.shape_env)
+    return list(envs.values())
+
+
+def _copy_state(value: Any) -> Any:
+    """A copy of one ShapeEnv attribute deep enough that later in-place updates (dict
+    entries, list appends, the lists inside deferred_runtime_asserts) leave it alone."""
+    if isinstance(value, dict):
+        out = copy.copy(value)
+        for k, v in out.items():
+            if isinstance(v, (dict, list, set)):
+                out[k] = copy.copy(v)
+        return out
+    return copy.copy(value) if isinstance(value, (list, set)) else value
+
+
+@contextlib.contextmanager
+def shape_envs_restored(envs: Sequence[Any]) -> Iterator[None]:
+    """Undo what a pipeline run teaches the ShapeEnvs it shares with the pristine programs.
+
+    Deep copies of an exported or edge program share their ShapeEnv (a SymInt deep-copies
+    to itself), so guards a re-trace adds there (e.g. `s77 <= 2`, which replaces s77 by 2)
+    would reach every later oracle: the contract check, the probes, the other variance
+    points. The state is put back afterwards and the version counters are moved on, so
+    the env's caches and the SymNodes' cached expressions are recomputed."""
+    saved = [(env, {k: _copy_state(v) for k, v in vars(env).items()}) for env in envs]
+    try:
+        yield
+    finally:
+        for env in {id(type(e)): type(e) for e in envs}.values():
+            # plain lru_caches on ShapeEnv methods (`_inner_evaluate_expr` among them) are
+            # keyed by the env, not its version: a cached evaluation would skip the guard
+            # it should add again
+            for attr in vars(env).values():
+                if hasattr(attr, "cache_clear"):
+                    attr.cache_clear()
+        for env, state in saved:
+            version, replacements_version = env._version_counter, env._replacements_version_counter
+            for k in list(vars(env)):
+                if k not in state:
+                    delattr(env, k)
+            for k, v in state.items():
+                setattr(env, k, _copy_state(v))
+            env._version_counter = max(version, state["_version_counter"]) + 1
+            env._replacements_version_counter = max(replacements_version,
+                                                    state["_replacements_version_counter"]) + 1
+
+
 def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") -> torch.fx.GraphModule:
     """The per-program loop of executorch 1.5.1's `EdgeProgramManager.to_executorch`
     (up to memory planning, no emission) with one extra `SpecPropPass` inserted:
@@ -240,8 +323,14 @@ def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") 
                               cannot re-trace `memory.view` nodes (ExportPass rejects the
                               target), so on programs with such views this point raises
                               `NotApplicable`.
-    Returns the planned graph module.
+    Returns the planned graph module. What the run teaches the ShapeEnv that `edge`
+    shares with its copies is undone afterwards (`shape_envs_restored`).
     """
+    with shape_envs_restored(shape_envs(edge.exported_program().graph_module)):
+        return _mirror_to_executorch(edge, insert, algo)
+
+
+def _mirror_to_executorch(edge, insert: str | None, algo: str) -> torch.fx.GraphModule:
     import executorch.exir.program._program as P
     from executorch.exir import ExecutorchBackendConfig
 
@@ -519,7 +608,8 @@ class ExirLane:
         try:
             for i, (args, ref) in enumerate(zip(host, reference)):
                 stage = f"call[{i}]"
-                why = self._guard(report, "contract", lambda: exir_runtime.outside_contract(b.ep, args),
+                why = self._guard(report, "contract", lambda: exir_runtime.outside_contract(b.ep, args)
+                                  or exir_runtime.aliased_mutation(et_program, args, ref),
                                   "the contract check failed")
                 if why is not None:
                     report.counters["call-outside-contract"] += 1
@@ -566,7 +656,8 @@ class ExirLane:
         return under
 
     def _probe_contract(self, b: ExirBuild, loaded, example: tuple, device: str, report: LaneReport) -> None:
-        """exir.unchecked-contract: inputs just outside range_constraints must be rejected."""
+        """exir.unchecked-contract: inputs just outside range_constraints, or inside them but
+        failing an export guard, must be rejected."""
         results = []
         for probe in exir_runtime.contract_probes(b.ep, example):
             try:
@@ -577,8 +668,9 @@ class ExirLane:
             results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
             report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
             if accepted and (probe.kind != "lower" or self.check_lower_bounds):
+                outside = "the export guards" if probe.kind == "guard" else "the exported range_constraints"
                 report.divergences.append(Divergence(
                     "exir.unchecked-contract", f"contract[{probe.kind}]",
-                    f"the runtime accepted {probe.name}, outside the exported range_constraints",
+                    f"the runtime accepted {probe.name}, outside {outside}",
                     device, {"probe": probe.name, "kind": probe.kind}))
         report.details["contract_probes"] = results

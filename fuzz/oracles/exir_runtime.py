@@ -2,18 +2,25 @@
 
 Kinds emitted: exir.runtime-result (outputs or returned mutations differ from eager),
 exir.crash (the runtime raised where eager did not), exir.unchecked-contract (the runtime
-accepted an input outside the exported range_constraints).
+accepted an input outside the exported range_constraints, or inside them but failing an
+export guard).
 
 The contract of an exported program is its user-input placeholders' meta['val']
-(dtype, rank, static sizes, symbolic sizes), `ep.range_constraints` for the symbols, and
-the constants export specialized non-tensor inputs to. Only calls inside it are run
-(`outside_contract`); probes just outside it must be rejected (`contract_probes`).
+(dtype, rank, static sizes, symbolic sizes), `ep.range_constraints` for the symbols, the
+constants export specialized non-tensor inputs to, and the guards export kept beside the
+ranges (`ep._guards_code`, e.g. `x.size()[0] != 3` from an `if x.shape == (3,)` branch
+under Dim.AUTO: a condition no range can express, which `ep.module()` checks on every
+call). Only calls inside it are run (`outside_contract`); probes just outside it must be
+rejected (`contract_probes`). The lane also keeps out calls whose inputs overlap in memory
+when the program mutates an input (`aliased_mutation`): the runtime takes every input as
+its own buffer.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy
@@ -41,8 +48,42 @@ def _dim_expr(size: Any) -> sympy.Expr:
     return size.node.expr if isinstance(size, torch.SymInt) else sympy.Integer(int(size))
 
 
+_GUARDS: "weakref.WeakKeyDictionary[Any, Callable[..., Any] | None]" = weakref.WeakKeyDictionary()
+
+
+def export_guards(ep: torch.export.ExportedProgram) -> Callable[..., Any] | None:
+    """The function `ep.module()` runs on its flat user inputs before the graph: the
+    range and specialization checks plus the guards of `ep._guards_code`; None when
+    export kept no guards. Built once per program."""
+    if ep in _GUARDS:
+        return _GUARDS[ep]
+    fn = getattr(ep.module(), "_guards_fn", None) if getattr(ep, "_guards_code", None) else None
+    _GUARDS[ep] = fn
+    return fn
+
+
+def failed_guard(ep: torch.export.ExportedProgram, args: Sequence[Any]) -> str | None:
+    """The first export guard `args` fail ("x0.size()[0] != 3"), or None."""
+    fn = export_guards(ep)
+    if fn is None:
+        return None
+    try:
+        fn(*pytree.tree_leaves((tuple(args), {})))
+    except AssertionError as e:
+        return str(e).removeprefix("Guard failed: ")
+    return None
+
+
 def outside_contract(ep: torch.export.ExportedProgram, args: Sequence[Any]) -> str | None:
     """Why `args` lie outside the exported program's contract, or None when inside."""
+    why = _outside_signature(ep, args)
+    if why is None and (guard := failed_guard(ep, args)) is not None:
+        why = f"fails the export guard {guard}"
+    return why
+
+
+def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) -> str | None:
+    """outside_contract without the guards: placeholders, constants and range_constraints."""
     flat = pytree.tree_leaves((tuple(args), {}))
     specs = _user_input_specs(ep)
     if len(flat) != len(specs):
@@ -84,11 +125,53 @@ def outside_contract(ep: torch.export.ExportedProgram, args: Sequence[Any]) -> s
     return None
 
 
+def _extent(t: torch.Tensor) -> tuple[int, int, int]:
+    """(storage, first byte, one past the last byte) that `t` can touch."""
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride())) if t.numel() else 0
+    start = t.storage_offset() * t.element_size()
+    return t.untyped_storage().data_ptr(), start, start + span * t.element_size()
+
+
+def overlapping_inputs(args: Sequence[Any]) -> list[tuple[int, int]]:
+    """Pairs (i, j) of flat tensor inputs whose bytes may overlap (same tensor twice,
+    overlapping views of one base)."""
+    flat = pytree.tree_leaves((tuple(args), {}))
+    ext = {i: _extent(t) for i, t in enumerate(flat) if isinstance(t, torch.Tensor) and t.numel()}
+    return [(i, j) for i in ext for j in ext
+            if i < j and ext[i][0] == ext[j][0] and ext[i][1] < ext[j][2] and ext[j][1] < ext[i][2]]
+
+
+def aliased_mutation(et_program: torch.export.ExportedProgram, args: Sequence[Any],
+                     expected: CallRecord) -> str | None:
+    """Why a call is outside what an exported program can express: two of its inputs
+    overlap and the program mutates an input (its signature returns a mutation, or eager
+    changed an input). Export assumes distinct inputs (pytorch/pytorch#144683) and the
+    runtime takes each input as its own buffer, so eager's writes through one input into
+    another have no counterpart; without a mutation aliasing is invisible and the call is
+    kept."""
+    from torch.export.graph_signature import OutputKind
+
+    pairs = overlapping_inputs(args)
+    if not pairs:
+        return None
+    flat = pytree.tree_leaves((tuple(args), {}))
+    mutates = any(o.kind == OutputKind.USER_INPUT_MUTATION for o in et_program.graph_signature.output_specs)
+    mutates = mutates or any(isinstance(b, torch.Tensor) and value_mismatch(b.detach().cpu(), a) is not None
+                             for b, a in zip(flat, expected.inputs_after))
+    if not mutates:
+        return None
+    i, j = pairs[0]
+    return f"inputs {i} and {j} share memory and the program mutates an input"
+
+
 @dataclasses.dataclass
 class Probe:
     name: str  # e.g. "s77=17 (max 16 + 1)"
-    kind: str  # "upper" | "lower" | "static"
+    kind: str  # "upper" | "lower" | "static" | "guard"
     args: tuple
+
+
+GUARD_PROBE_SPAN = 64  # values of a symbol's range tried for a guard probe
 
 
 def _resized(t: torch.Tensor, shape: list[int]) -> torch.Tensor:
@@ -102,8 +185,10 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
     """Inputs just outside the contract, made from an in-contract example.
 
     One "upper" probe per symbol with a finite max (max+1 on every input dim bound to
-    it, compound dims re-evaluated), one "lower" probe per symbol with min-1 >= 0, and,
-    when no input dim is symbolic, one "static" probe (first sized dim + 1).
+    it, compound dims re-evaluated), one "lower" probe per symbol with min-1 >= 0, one
+    "guard" probe per symbol with a value inside its range that fails an export guard
+    (the first such value, of the first GUARD_PROBE_SPAN of the range), and, when no
+    input dim is symbolic, one "static" probe (first sized dim + 1).
     """
     flat, spec = pytree.tree_flatten((tuple(example), {}))
     specs = _user_input_specs(ep)
@@ -138,6 +223,17 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
         if int(vr.lower) - 1 >= 0:
             probes.append(Probe(f"{sym}={int(vr.lower) - 1} (min {int(vr.lower)} - 1)", "lower",
                                 make({sym: int(vr.lower) - 1})))
+        if export_guards(ep) is not None:
+            top = int(vr.lower) + GUARD_PROBE_SPAN - 1
+            top = top if _unbounded(vr.upper) else min(top, int(vr.upper))
+            for v in range(int(vr.lower), top + 1):
+                if v == binding[sym]:
+                    continue
+                args = make({sym: v})
+                if _outside_signature(ep, args) is None and (guard := failed_guard(ep, args)) is not None:
+                    probes.append(Probe(f"{sym}={v} (in [{int(vr.lower)}, {vr.upper}], fails the guard "
+                                        f"{guard})", "guard", args))
+                    break
     if not binding:
         for i, exprs in shapes.items():
             if exprs:

@@ -1,0 +1,28 @@
+"""Known upstream bug (ExecuTorch 1.5.1, to_edge): a dtype cast of `nonzero`'s output crashes.
+
+The same root cause as executorch_nonzero_dim_order.py (pytorch/executorch#11086): the
+exported program gives `nonzero`'s output PyTorch's transposed strides for it (stride
+(1, n), dim order (1, 0)). `.to(x.dtype)` is `aten._to_copy` with preserve_format, which
+MemoryFormatOpsPass turns into `_to_dim_order_copy(dim_order=[1, 0])`; re-tracing that op
+maps the dim order back to a memory format, and a 2-D tensor has none for (1, 0):
+`to_edge(export(M(), (x,)))` raises "AssertionError: Failed to map a given dim_order:
+[1, 0] to a torch.memory_format" for x = [[1,-1,2],[-3,4,5]], where eager returns the
+float indices [[0,0],[0,2],[1,1],[1,2]]. Any cast, `.float()` included, crashes alike; a
+transposed view does not (export turns it into a contiguous `permute_copy`). Found by the
+EXIR lane (exir.crash at to_edge); our fixes do not touch it.
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.nonzero(x > 0).to(x.dtype),)
+
+
+def calls():
+    return [(torch.tensor([[1.0, -1.0, 2.0], [-3.0, 4.0, 5.0]]),)]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.crash",)
+UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

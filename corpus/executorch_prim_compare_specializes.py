@@ -1,0 +1,31 @@
+"""Known upstream bug (ExecuTorch 1.5.1): re-running SpecPropPass after EdgeToBackendOpsPass
+specializes a dynamic dim to the export example's size, and the plan under-allocates.
+
+`torch.cond(x.shape[0] > 2, ...)` exports its predicate as `operator.gt(s77, 2)` on a
+SymInt. EdgeToBackendOpsPass replaces it with `executorch_prim.gt.Scalar`, whose schema
+returns a plain `bool`: when SpecPropPass (an ExportPass re-trace, which ExecuTorch notes
+backends call more than once) runs after it, the op turns the SymBool into a bool by
+guarding on the example's size. With the example x of size 2 the shared ShapeEnv gains
+the guard `s77 <= 2` and the replacement s77 -> 2 (range [2, 4] -> [2, 2]), so memory
+planning gives x, the cond output and both branches' results 2 floats (8 bytes) where
+the program declares up to 4 (16 bytes): an input of size 4 would overflow them. The
+stock pipeline (no re-trace after that pass) plans 4 (exir.pipeline-variance at the
+after-asserts and before-planning points; an example of size 3 guards `s77 > 2`
+instead, which keeps the max and so the plan). Found by the EXIR lane.
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.cond(x.shape[0] > 2, lambda x: x * 2.0, lambda x: -x, (x,)),)
+
+
+def calls():
+    return [(torch.randn(2),), (torch.randn(4),), (torch.randn(3),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (2, 4)}}
+EXPECT = ("exir.pipeline-variance",)
+UPSTREAM = None  # no upstream report found; see the case docstring for the repro

@@ -23,4 +23,4 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 8), 1: (2, 8)}}
 EXPECT = ("exir.unchecked-contract",)
-UPSTREAM = None  # no upstream report found; see the case docstring for the repro
+UPSTREAM = "https://github.com/pytorch/executorch/issues/20066"  # .pte does not keep dynamic input shape constraints

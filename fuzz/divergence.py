@@ -23,7 +23,7 @@ KINDS: dict[str, str] = {
     "exir.aliasing": "EXIR's alias classes disagree with eager storage sharing in a way functionalization does not allow",
     "exir.runtime-result": "the ExecuTorch runtime's outputs differ from eager",
     "exir.pipeline-variance": "re-running SpecPropPass where ExecuTorch passes may changes the memory plan",
-    "exir.unchecked-contract": "the runtime accepted an input outside the exported range_constraints",
+    "exir.unchecked-contract": "the runtime accepted an input outside the exported contract (range_constraints or export guards)",
     "exir.crash": "the EXIR pipeline or runtime raised (or died) where eager did not",
 }
 

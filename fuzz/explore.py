@@ -38,9 +38,10 @@ class _Found(Exception):
 
 def explore(lanes: Sequence[str], max_examples: int, devices: Sequence[str] = ("cpu",),
             seed: int | None = 0, max_ops: int = 8, confirm: bool = True,
-            stop_on_first: bool = True) -> Exploration:
+            stop_on_first: bool = True, kinds: Sequence[str] | None = None) -> Exploration:
     """Run up to `max_examples` generated cases; `seed=None` means random, any int gives
-    the same examples every time (seeded, no example database)."""
+    the same examples every time (seeded, no example database). `found` is the first case
+    with a divergence (of one of `kinds`, when given)."""
     out = Exploration()
 
     @settings(max_examples=max_examples, deadline=None, database=None,
@@ -56,7 +57,7 @@ def explore(lanes: Sequence[str], max_examples: int, devices: Sequence[str] = ("
             out.timings.update(report.timings)
             out.skipped += report.skipped is not None
         out.counters.update(f"divergence:{d.kind}" for d in result.divergences)
-        if result.divergences:
+        if any(kinds is None or d.kind in kinds for d in result.divergences):
             out.found = out.found or (generated, result)
             if stop_on_first:
                 raise _Found  # (raised again when Hypothesis replays it, so never flaky)

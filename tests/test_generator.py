@@ -62,7 +62,8 @@ def test_deleting_any_op_gene_still_decodes_validly(program_unused, data):
     program = decode(smaller)
     assert len(program.nodes) == max(1, len(genome.ops) - 1)
     generated = make_case(program, plan_sequence(program, [(0,), (1,)], ["preserve"]))
-    assert all(r.error is None for r in run_eager(generated.case, generated.case.materialize(0)))
+    errors = [r.error for r in run_eager(generated.case, generated.case.materialize(0)) if r.error]
+    assert not errors, f"{errors}\n{generated.source}"
 
 
 @FAST

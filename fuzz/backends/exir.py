@@ -300,15 +300,22 @@ def shape_envs_restored(envs: Sequence[Any]) -> Iterator[None]:
                 if hasattr(attr, "cache_clear"):
                     attr.cache_clear()
         for env, state in saved:
-            version, replacements_version = env._version_counter, env._replacements_version_counter
+            current = {k: getattr(env, k) for k in _version_counters(state)}
             for k in list(vars(env)):
                 if k not in state:
                     delattr(env, k)
             for k, v in state.items():
                 setattr(env, k, _copy_state(v))
-            env._version_counter = max(version, state["_version_counter"]) + 1
-            env._replacements_version_counter = max(replacements_version,
-                                                    state["_replacements_version_counter"]) + 1
+            for k, now in current.items():
+                setattr(env, k, max(now, state[k]) + 1)
+
+
+def _version_counters(state: dict[str, Any]) -> list[str]:
+    """The ShapeEnv's version counters among its attributes: `_version_counter` (the env's
+    caches) and, where torch has it, `_replacements_version_counter` (torch 2.13's
+    SymNode.expr cache; torch 2.9's SymNode.expr recomputes every time and has none)."""
+    return [k for k, v in state.items()
+            if k.endswith("version_counter") and isinstance(v, int) and not isinstance(v, bool)]
 
 
 def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") -> torch.fx.GraphModule:
@@ -330,6 +337,16 @@ def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") 
         return _mirror_to_executorch(edge, insert, algo)
 
 
+def executorch_passes(P: Any, config: Any, edge) -> list[Any]:
+    """`edge_to_executorch_passes` as `to_executorch` calls it: with the edge compile config
+    where the function takes one (1.5.1: it decides the LegalizePortableDimOrderPass),
+    without on executorch 1.0.x, whose signature is `(config, name)`."""
+    fn = P.edge_to_executorch_passes
+    if "edge_compile_config" in inspect.signature(fn).parameters:
+        return fn(config, "forward", edge_compile_config=edge.compile_config)
+    return fn(config, "forward")
+
+
 def _mirror_to_executorch(edge, insert: str | None, algo: str) -> torch.fx.GraphModule:
     import executorch.exir.program._program as P
     from executorch.exir import ExecutorchBackendConfig
@@ -341,7 +358,7 @@ def _mirror_to_executorch(edge, insert: str | None, algo: str) -> torch.fx.Graph
     program = P.unsafe_remove_auto_functionalized_pass(program)
     _, signature = P.insert_write_back_for_buffers_pass(program)
     gm = program.graph_module
-    passes = P.edge_to_executorch_passes(config, "forward", edge_compile_config=edge.compile_config)
+    passes = executorch_passes(P, config, edge)
     if insert == "repeat":
         at = next(i for i, p in enumerate(passes) if isinstance(p, P.SpecPropPass)) + 1
     elif insert == "after-asserts":

@@ -91,6 +91,10 @@ def _lookup(t, d, dim, syms, pick):
     return {"table": table}, predicate, f"lookup of {d} in {keys}"
 
 
+def _tuple_lookup(t, d, dim, syms, pick):
+    return {}, sympy.Mod(d, 3), f"lookup of {d} % 3 in a tuple"
+
+
 def _cond_shape(t, d, dim, syms, pick):
     lo, hi = syms.range(d)
     k = pick.integer(lo, max(lo, hi - 1))
@@ -120,6 +124,8 @@ OPS = (
     _op("loop", "loop", "{out} = {0}\nfor _ in range(min({0}.shape[{dim}], {cap})):\n"
         "    {out} = {out} * 0.5 + 1.0", _loop),
     _op("lookup", "lookup", "{out} = {table}.get({0}.shape[{dim}], 1.0) * {0}", _lookup),
+    _op("lookup_tuple", "lookup", "{out} = (0.5, 1.5, 2.5)[{0}.shape[{dim}] % 3] * {0}",
+        _tuple_lookup),
     _op("cond_shape", "cond-shape",
         _COND.replace("{pred}", "{0}.shape[{dim}] > {k}"), _cond_shape, frozenset({"exir"})),
     _op("cond_data", "cond-data", _COND.replace("{pred}", "{0}.sum() > 0"), _cond_data,

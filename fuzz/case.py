@@ -8,6 +8,9 @@ harness runs is always exactly the source it reports. A case file defines
     LANES, DEVICES    optional: restrict where the case runs
     DIMS              optional: {input name: {dim: (min, max)}} dynamic ranges for export
     EXPECT, UPSTREAM  optional: divergence kinds of a known upstream bug, and its link
+    MATCHES           optional: "kind@stage" patterns of a known bug that shows on *any*
+                      program (e.g. "exir.unchecked-contract@contract"); the nightly job
+                      counts such findings as known instead of filing each program
     FOUND             optional: "kind@stage-kind" entries the case was filed for (used by
                       fuzz.signature to recognise the finding again; not read by the loader)
 """

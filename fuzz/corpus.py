@@ -27,6 +27,7 @@ reports. The index reads files with `ast` only, so building it runs no case code
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import os
 import re
 import tempfile
@@ -175,6 +176,9 @@ class CorpusIndex:
 
     signatures: dict[Signature, str] = dataclasses.field(default_factory=dict)
     expect_kinds: dict[str, str] = dataclasses.field(default_factory=dict)  # kind -> case
+    # "kind@stage-kind" patterns (fnmatch) of known bugs that show on *any* program, e.g. a
+    # runtime that never checks per-dim input bounds: pattern -> case.
+    matches: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, corpora: Iterable[DirectoryCorpus | ReadOnlyCorpus]) -> "CorpusIndex":
@@ -189,16 +193,23 @@ class CorpusIndex:
     def add(self, where: str, source: str) -> None:
         for sig in signatures_of_source(source):
             self.signatures.setdefault(sig, where)
-        for kind in case_metadata(source).get("EXPECT", ()) or ():
+        meta = case_metadata(source)
+        for kind in meta.get("EXPECT", ()) or ():
             if isinstance(kind, str):
                 self.expect_kinds.setdefault(kind, where)
+        for pattern in meta.get("MATCHES", ()) or ():
+            if isinstance(pattern, str):
+                self.matches.setdefault(pattern, where)
 
     def known(self, sig: Signature) -> str | None:
-        """The case that already covers `sig`: the same signature, or the same program
-        with `sig.kind` in its EXPECT."""
+        """The case that already covers `sig`: the same signature, the same program with
+        `sig.kind` in its EXPECT, or a known bug whose MATCHES covers `kind@stage`."""
         if sig in self.signatures:
             return self.signatures[sig]
-        return self.signatures.get(sig._replace(stage="*"))
+        if (where := self.signatures.get(sig._replace(stage="*"))) is not None:
+            return where
+        label = f"{sig.kind}@{sig.stage}"
+        return next((w for p, w in self.matches.items() if fnmatch.fnmatchcase(label, p)), None)
 
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:

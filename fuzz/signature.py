@@ -248,13 +248,13 @@ def _literal(tree: ast.Module, name: str):
 
 
 def case_metadata(source: str) -> dict:
-    """FOUND, EXPECT, UPSTREAM, LANES of a case source, read with `ast` (nothing runs)."""
+    """FOUND, EXPECT, MATCHES, UPSTREAM, LANES of a case source, read with `ast` (nothing runs)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
     out = {}
-    for key in ("FOUND", "EXPECT", "UPSTREAM", "LANES", "DEVICES"):
+    for key in ("FOUND", "EXPECT", "MATCHES", "UPSTREAM", "LANES", "DEVICES"):
         value = _literal(tree, key)
         if value is not None:
             out[key] = value

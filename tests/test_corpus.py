@@ -202,6 +202,26 @@ def test_corpus_index_known_by_signature_or_by_expect_for_the_same_program():
 
 # -- case files ------------------------------------------------------------------------
 
+def test_corpus_index_knows_any_program_covered_by_a_matches_pattern():
+    index = CorpusIndex()
+    index.add("corpus/per_dim.py", '''
+import torch
+def program(x):
+    return (x * 2,)
+def calls():
+    return [(torch.randn(3),)]
+EXPECT = ("exir.unchecked-contract",)
+MATCHES = ("exir.unchecked-contract@contract",)
+''')
+    other = "def program(a, b):\n    return (a - b,)\n"
+    assert index.known(signature("exir.unchecked-contract", "contract[upper]", other)) == \
+        "corpus/per_dim.py"
+    assert index.known(signature("exir.unchecked-contract", "contract[guard]", other)) == \
+        "corpus/per_dim.py"
+    assert index.known(signature("exir.runtime-result", "call[0]", other)) is None
+    assert index.known(signature("exir.crash", "contract[upper]", other)) is None
+
+
 def test_seeded_corpus_cases_load_and_say_what_they_are():
     names = {p.stem for p in CORPUS.glob("*.py")}
     assert {"thunder_symbolic_cache_broadcast", "thunder_symbolic_cache_shape_branch",

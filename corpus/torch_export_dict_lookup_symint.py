@@ -1,0 +1,25 @@
+"""Known upstream bug (torch 2.13 non-strict export): a dict lookup keyed by a dynamic size crashes.
+
+`{4: 0.5}.get(x.shape[1], 1.0)` is ordinary Python on a shape, and eager runs it. With
+`x.shape[1]` dynamic (`Dim.AUTO`), `torch.export.export(..., strict=False)` hashes the
+SymInt and raises `TypeError: unhashable type: non-nested SymInt` instead of guarding
+or specializing, so the program never reaches EXIR (exir.crash at export). Found by the
+nightly job on a generated shape-keyed lookup; a tuple lookup `(...)[x.shape[1] % 3]`
+exports (specialized by a guard).
+"""
+
+import torch
+
+
+def program(x):
+    return ({4: 0.5}.get(x.shape[1], 1.0) * x,)
+
+
+def calls():
+    return [(torch.randn(3, 3),), (torch.randn(3, 4),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (3, 5), 1: (3, 5)}}
+EXPECT = ("exir.crash",)
+UPSTREAM = None  # related, not the same path: https://github.com/pytorch/pytorch/issues/114366

@@ -8,7 +8,7 @@ every view is rebuilt on the copy with the same size, stride and storage offset.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -19,30 +19,35 @@ def copy_args(args: Sequence[Any], device: str | torch.device | None = None) -> 
     bases: dict[int, torch.Tensor] = {}
     copies: dict[int, torch.Tensor] = {}  # the same tensor passed twice stays one tensor
 
-    def copy(value):
-        if isinstance(value, torch.Tensor) and id(value) in copies:
+    def copy(value: torch.Tensor) -> torch.Tensor:
+        if id(value) in copies:
             return copies[id(value)]
-        if isinstance(value, torch.Tensor):
-            storage = value.untyped_storage()
-            key = storage.data_ptr() if storage.nbytes() else id(value)
-            if key not in bases:
-                flat = torch.empty(0, dtype=value.dtype, device=value.device).set_(
-                    storage, 0, (storage.nbytes() // value.element_size(),), (1,)
-                )
-                bases[key] = flat.detach().clone().to(device or value.device)
-            base = bases[key]
-            out = base.as_strided(value.size(), value.stride(), value.storage_offset())
-            if value.is_leaf:
-                out.requires_grad_(value.requires_grad)
-            copies[id(value)] = out
-            return out
-        if isinstance(value, tuple):
-            return tuple(copy(v) for v in value)
-        if isinstance(value, list):
-            return [copy(v) for v in value]
-        return value
+        storage = value.untyped_storage()
+        key = storage.data_ptr() if storage.nbytes() else id(value)
+        if key not in bases:
+            flat = torch.empty(0, dtype=value.dtype, device=value.device).set_(
+                storage, 0, (storage.nbytes() // value.element_size(),), (1,)
+            )
+            bases[key] = flat.detach().clone().to(device or value.device)
+        base = bases[key]
+        out = base.as_strided(value.size(), value.stride(), value.storage_offset())
+        if value.is_leaf:
+            out.requires_grad_(value.requires_grad)
+        copies[id(value)] = out
+        return out
 
-    return tuple(copy(a) for a in args)
+    return tuple(map_tensors(copy, a) for a in args)
+
+
+def map_tensors(fn: Callable[[torch.Tensor], Any], value: Any) -> Any:
+    """`value` with `fn` applied to every tensor in it (through nested tuples and lists)."""
+    if isinstance(value, torch.Tensor):
+        return fn(value)
+    if isinstance(value, tuple):
+        return tuple(map_tensors(fn, v) for v in value)
+    if isinstance(value, list):
+        return [map_tensors(fn, v) for v in value]
+    return value
 
 
 def storage_key(t: torch.Tensor) -> int | None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from fuzz.case import case_from_source
+from fuzz.case import case_from_source, load_case
 from fuzz.engine import run_case
-from tests.helpers import run_python
+from tests.helpers import ROOT, run_python
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -36,7 +36,7 @@ def calls():
 
 RUN_SEEDS = '''
 import json
-from fuzz.case import case_from_source
+from fuzz.case import case_from_source, load_case
 from fuzz.engine import run_case
 out = {}
 for name, source in %r.items():
@@ -122,19 +122,11 @@ def calls():
 
 
 def test_aliasing_oracle_fires_on_inplace_update_of_a_view_sharing_its_base():
-    """A real Thunder 0.2.6 bug the harness found: two disjoint views of one base, an
-    in-place add into the first reads the second as if it were the first (also under
-    the default cache, so it is not a cache bug). Registered in corpus/ as known."""
-    source = '''
-import torch
-def program(a, b):
-    a.add_(b)
-    return (a * 1,)
-def calls():
-    base = torch.randn(3, 8)
-    return [(base[:, :4], base[:, 4:])]
-'''
-    result = run_case(case_from_source(source, "views"), lanes=("thunder",), devices=("cpu",))
+    """A real Thunder 0.2.6 bug the harness found (corpus/thunder_disjoint_views_inplace.py):
+    an in-place add into one of two disjoint views of a base reads the other view as if it
+    were the first, under the default cache too, so it is not a cache bug."""
+    case = load_case(ROOT / "corpus" / "thunder_disjoint_views_inplace.py")
+    result = run_case(case, lanes=("thunder",), devices=("cpu",))
     aliasing = [d for d in result.divergences if d.kind == "thunder.aliasing"]
     assert aliasing and "mutation" in aliasing[0].details
     assert aliasing[0].data["control"] == "diverges too"

@@ -71,7 +71,7 @@ def main() -> None:
           f"wall={wall:.0f}s ({stats['programs'] / wall:.2f} programs/s)")
     for group, members in (("fix-relevant", FIX_KINDS[args.lane]), ("other", None)):
         rows = [(k, c, n) for (k, c), n in sorted(kinds.items())
-                if (members is None) != (k in (members or ()))]
+                if (k in FIX_KINDS[args.lane]) == (members is not None)]
         print(f"{group} divergences (programs): {sum(n for *_, n in rows)}")
         for k, c, n in rows:
             print(f"  {k:<28} {n:4d}  {('control: ' + c) if c else ''}")

@@ -52,6 +52,17 @@ on an `_Unknown` number, or a trace whose recording failed, pins every symbolic 
 Each replay is first run on the traced values and must reproduce the traced observation,
 else that decision is pinned instead. Number inputs also get an exact type check.
 
+One pass after tracing decides on symbolic sizes too: when inputs of the call share
+storage (Thunder's prologue checks only *which* inputs share storage,
+`cache_info["alias_tensor_indices"]`), `insert_alias_updates` replaces one input by another
+and compares their shapes to decide whether to reshape it (`arg_to_replace.shape !=
+arg.shape`). Stock Thunder therefore serves an entry traced with `x2` *being* `x1` to a
+call where `x2` is a smaller view of `x1`, and computes with `x1` (x1-shaped results)
+where the default cache misses. For such calls the check takes every symbolic input, and
+the decisions logged while `insert_alias_updates` runs are compiled into its alias part
+(`_AliasWindow`, shown with "(alias handling)" in the prologue); any failure there pins
+every symbolic input.
+
 Two Thunder helpers are adjusted so that they do not create pins or decisions that the
 replay makes unnecessary:
 * the interpreter's `bool` lookaside no longer marks the proxy static while recording (the
@@ -65,13 +76,28 @@ Nothing is specialised that the trace did not decide: `a + b` on (3, 4) + (3, 4)
 `a.shape[0] == b.shape[0]`-style equalities, so (5, 6) + (5, 6) still hits; `h(a)` with
 (2, 3) then (2, 7) hits because only `a.shape[0] == 2` (and `!= 1`) was decided.
 
+Recording leaves the trace as it is: it reads a tensor's sizes through `_shape` (under
+symbolic values `TensorProxy.shape` binds `prims.shape(t)` into the trace being built).
+The first version read `.shape` on every proxified input, so every input tensor, also an
+unused one, became an input of the computation. That is not harmless in Thunder 0.2.6:
+its alias handling (`replace_args_with_alias_map`) looks up the positions of inputs that
+share storage (`alias_tensor_indices`, counted over the call's arguments) in the
+computation's arguments, which only line up when no input was dropped; with the extra
+inputs they lined up, and the known merge of disjoint views of one base (see
+corpus/thunder_disjoint_views_inplace.py) then rewrote `f(x1, x2)` with unused `x1`,
+called on the two halves of one tensor, to compute with `x1` in place of `x2`, where
+stock Thunder (and the default cache) leave `x2` alone. The computation's inputs are now
+the stock ones (tested for every case of tests/fixes/test_thunder_symbolic_cache.py).
+
 The recording code never runs under Thunder's interpreter: the wrappers that the
 interpreter may step through call the originals and then `_record_*` functions that are
 registered as opaque lookasides (interpreting them would be slow and would see
 interpreter frames instead of the reader's).
 
 Not covered / limits: decisions on values that never pass through a NumberProxy (rank,
-dtype, device, requires_grad: the stock prologue checks those); reads of
+dtype, device, requires_grad: the stock prologue checks those); decisions taken by
+Thunder's passes after tracing other than the alias handling (autograd, executor
+passes); reads of
 `proxy.__dict__["value"]`; numbers of `_Unknown` origin are handled only by pinning
 everything; entries traced before the fix was applied keep their old prologues. Every
 decision counts, also one whose outcome did not change the trace (Thunder's broadcast
@@ -320,6 +346,9 @@ class _Recorder:
         # Set when recording itself failed: the log may be incomplete, so the check pins
         # every symbolic input instead (sound), and tracing goes on undisturbed.
         self.broken = False
+        # The part of the prologue check that Thunder's input-alias handling fills in
+        # (`_AliasWindow`); None when this call has no inputs that share storage.
+        self.alias_window: _AliasWindow | None = None
 
     def guarded(self, method, *args):
         try:
@@ -390,21 +419,33 @@ class _Recorder:
 
     # ----------------------------------------------------------------------------------
 
-    def build_check(self, pro_to_comp):
-        """Turns the decision log into a prologue constraint `(emit, *leaf_proxies)`."""
+    def build_check(self, pro_to_comp, inputs_alias: bool = False):
+        """Turns the decision log into a prologue constraint `(emit, *leaf_proxies)`.
+
+        With `inputs_alias` (some inputs of this call share storage, so Thunder's alias
+        handling will compare their sizes after tracing), the check also takes every
+        symbolic input and leaves room for those decisions (`self.alias_window`)."""
+        self.alias_window = None
         if not self.broken:
             try:
-                return self._build_check(pro_to_comp)
+                return self._build_check(pro_to_comp, inputs_alias)
             except Exception:
                 pass  # a bug here must not cost soundness: pin every symbolic input instead
+        # Everything pinned: later decisions (alias handling) are then determined too.
+        self.alias_window = None
         all_leaves, typed = self._inputs(pro_to_comp)
         checks = [(leaf, "value", _raw_value(leaf.proxy)) for leaf in all_leaves.values()]
-        return _compile_check(checks, typed, {}) if checks or typed else None
+        return _compile_check(checks, typed, {})[0] if checks or typed else None
 
     def add_input(self, p):
         """An input proxified by the interpreter: its number leaves (for pinning them all)."""
         if isinstance(p, self.TensorProxy):
-            for s in p.shape:
+            # `p._shape`, not `p.shape`: under symbolic values, while a trace is being
+            # built, `TensorProxy.shape` binds `prims.shape(p)` into that trace. Reading it
+            # here (at proxify time) made every input tensor, even an unused one, an input
+            # of the computation, which changes what Thunder's alias handling does with it
+            # (see `Recording leaves the trace as it is` in the module docstring).
+            for s in p._shape:
                 self.add_input(s)
         elif isinstance(p, self.NumberProxy) and p.history is not None:
             self.node(p)
@@ -420,19 +461,22 @@ class _Recorder:
         typed = {name: n.proxy for name, n in all_leaves.items() if not _is_tensor_size(n.proxy)}
         return all_leaves, typed
 
-    def _build_check(self, pro_to_comp):
-        from thunder.core.proxies import unvariableify
-
-        decisions = list(self.decisions)
+    def _static_derived(self, proxies) -> list:
         # Numbers Thunder itself marked static (bool lookaside, torch.device index, ...):
         # propagate_constraints pins them only when they reach a number input directly, not
         # through prims.shape, so pin the derived ones here too.
-        for p in self.keep:
+        out = []
+        for p in proxies:
             node = self.nodes.get(id(p))
             if isinstance(node, (_Op, _Opaque)) and p.is_static_constrained():
                 v = _raw_value(p)
-                decisions.append((node, "bool" if type(v) is bool else "value", v))
+                out.append((node, "bool" if type(v) is bool else "value", v))
+        return out
 
+    def _build_check(self, pro_to_comp, inputs_alias):
+        from thunder.core.proxies import unvariableify
+
+        decisions = list(self.decisions) + self._static_derived(self.keep)
         all_leaves, _ = self._inputs(pro_to_comp)
         # Number inputs the computation uses, and below those decisions depend on: their
         # Python type is checked.
@@ -442,6 +486,24 @@ class _Recorder:
             if isinstance(p, self.NumberProxy) and p.history is not None and not _is_tensor_size(p)
         }
         memo: dict = {}
+        checks = self._checks(decisions, all_leaves, memo)
+        for node, _, _ in checks:
+            found: dict[str, _Leaf] = {}
+            _leaves(node, found, set())
+            for name, leaf in found.items():
+                if not _is_tensor_size(leaf.proxy):
+                    typed.setdefault(name, leaf.proxy)
+
+        if not checks and not typed and not inputs_alias:
+            return None
+        constraint, self.alias_window = _compile_check(
+            checks, typed, memo, all_leaves if inputs_alias else None)
+        return constraint
+
+    def _checks(self, decisions, all_leaves, memo) -> list:
+        """The checks for a list of decisions: replays, pins of the inputs of decisions that
+        cannot be replayed, or of every input in `all_leaves` if one depends on a number of
+        unknown origin."""
         checks: dict[tuple, tuple[Any, str, Any]] = {}
         pins: dict[str, _Leaf] = {}
         pin_all = False
@@ -468,16 +530,38 @@ class _Recorder:
         checks = list(checks.values())
         for leaf in pins.values():
             checks.append((leaf, "value", _raw_value(leaf.proxy)))
-        for node, _, _ in checks:
-            found: dict[str, _Leaf] = {}
-            _leaves(node, found, set())
-            for name, leaf in found.items():
-                if not _is_tensor_size(leaf.proxy):
-                    typed.setdefault(name, leaf.proxy)
+        return checks
 
-        if not checks and not typed:
-            return None
-        return _compile_check(checks, typed, memo)
+    def finish_alias_window(self, start: int, keep_start: int) -> None:
+        """Compiles the decisions Thunder's alias handling took (those logged from `start`)
+        into the alias part of this trace's prologue check."""
+        w = self.alias_window
+        if w is None:
+            return
+        try:
+            if self.broken:
+                raise RuntimeError("recording failed")
+            decisions = self.decisions[start:] + self._static_derived(self.keep[keep_start:])
+            if not decisions:
+                return
+            memo: dict = {}
+            checks = self._checks(decisions, w.leaves, memo)
+            typed = {}
+            for node, _, _ in checks:
+                found: dict[str, _Leaf] = {}
+                _leaves(node, found, set())
+                for name, leaf in found.items():
+                    if name not in w.index:
+                        raise LookupError(f"{name} is not an input of the check")
+                    if not _is_tensor_size(leaf.proxy):
+                        typed[name] = leaf.proxy
+            fn, templates = _generate(checks, typed, memo, w.order, "check_alias_decisions")
+        except Exception:
+            # Sound fallback: every symbolic input keeps its traced value.
+            checks = [(leaf, "value", _raw_value(leaf.proxy)) for leaf in w.leaves.values()]
+            fn, templates = _generate(checks, {}, {}, w.order, "check_alias_decisions")
+        w.templates.extend(f"{t}  (alias handling)" for t in templates)
+        w.fn = fn
 
     def _replays(self, node, kind, observed, leaves) -> bool:
         # The replay must reproduce the traced observation from the traced values; if it
@@ -507,8 +591,27 @@ def _is_tensor_size(proxy) -> bool:
 _LEAF_MARK = "\x00"  # leaf placeholders in descriptions, filled with the prologue's names
 
 
-def _compile_check(checks, typed, memo):
-    """Generates `check_symbolic_decisions(*leaves)`; returns the prologue constraint."""
+class _AliasWindow:
+    """The part of a prologue check that is only known after tracing.
+
+    `insert_alias_updates` (run on the finished trace when some inputs of the call share
+    storage) compares the sizes of those inputs to decide how to merge them. The check is
+    emitted before that, so it takes every symbolic input (`order`, `leaves`) and calls
+    `fn` (set by `_Recorder.finish_alias_window`) after its own checks."""
+
+    __slots__ = ("order", "index", "leaves", "templates", "fn")
+
+    def __init__(self, order, leaves, templates):
+        self.order = order
+        self.index = {name: i for i, name in enumerate(order)}
+        self.leaves = leaves
+        self.templates = templates  # shared with the printed prologue
+        self.fn = None
+
+
+def _compile_check(checks, typed, memo, alias_leaves=None):
+    """Generates `check_symbolic_decisions(*leaves)`; returns the prologue constraint and,
+    with `alias_leaves` (every symbolic input), the `_AliasWindow` the check also runs."""
     leaf_proxies: dict[str, Any] = {}
     for node, _, _ in checks:
         found: dict[str, _Leaf] = {}
@@ -517,7 +620,34 @@ def _compile_check(checks, typed, memo):
             leaf_proxies.setdefault(name, leaf.proxy)
     for name, p in typed.items():
         leaf_proxies.setdefault(name, p)
+    for name, leaf in (alias_leaves or {}).items():
+        leaf_proxies.setdefault(name, leaf.proxy)
     order = list(leaf_proxies)
+    name = "check_symbolic_decisions"
+    fn, templates = _generate(checks, typed, memo, order, name)
+    window = None
+    if alias_leaves is not None:
+        window = _AliasWindow(order, dict(alias_leaves), templates)
+        own = fn
+
+        def check_symbolic_decisions(*leaves):
+            own(*leaves)
+            later = window.fn
+            if later is not None:
+                later(*leaves)
+
+        check_symbolic_decisions.__source__ = own.__source__
+        fn = check_symbolic_decisions
+
+    def emit_into_prologue(*leaves):
+        _check_symbol(fn, templates)(*leaves)
+
+    return (emit_into_prologue, *(leaf_proxies[n] for n in order)), window
+
+
+def _generate(checks, typed, memo, order, fn_name):
+    """The Python function `fn_name(L0, L1, ...)` (leaves in `order`) raising on a changed
+    decision, and the readable form of each check."""
     index = {name: i for i, name in enumerate(order)}
 
     ns: dict[str, Any] = {"_Changed": SymbolicDecisionChanged, "_same": _same, "_index": operator.index}
@@ -561,16 +691,12 @@ def _compile_check(checks, typed, memo):
         body.append(f"    if {fail.format(v=emit(node), o=obj(observed))}:")
         body.append(f"        raise _Changed({_describe_error(text, order)!r})")
 
-    name = "check_symbolic_decisions"
-    src = f"def {name}({', '.join(f'L{i}' for i in range(len(order)))}):\n" + "\n".join(body) + "\n"
+    body.append("    return None")
+    src = f"def {fn_name}({', '.join(f'L{i}' for i in range(len(order)))}):\n" + "\n".join(body) + "\n"
     exec(compile(src, f"<{FIX_NAME}>", "exec"), ns)
-    fn = ns[name]
+    fn = ns[fn_name]
     fn.__source__ = src  # for debugging: the generated check
-
-    def emit_into_prologue(*leaves):
-        _check_symbol(fn, templates)(*leaves)
-
-    return (emit_into_prologue, *(leaf_proxies[n] for n in order))
+    return fn, templates
 
 
 def _describe_error(text, order) -> str:
@@ -873,11 +999,15 @@ def _install() -> None:
             if get_cache_option() is not CACHE_OPTIONS.SYMBOLIC_VALUES:
                 return general_jit(fn, args, kwargs, **options)
             previous = getattr(_local, "recorder", None)
-            _local.recorder = _Recorder(NumberProxy, TensorProxy)
+            rec = _local.recorder = _Recorder(NumberProxy, TensorProxy)
             try:
-                return general_jit(fn, args, kwargs, **options)
+                result = general_jit(fn, args, kwargs, **options)
             finally:
                 _local.recorder = previous
+            # Thunder builds the cache entry from this trace next, in this thread; its
+            # alias handling then reports to this recorder (see insert_alias_updates below).
+            _local.pending = rec if rec.alias_window is not None else None
+            return result
 
         @functools.wraps(propagate)
         def propagate_constraints(ctx, inputs, intermediates, computation_trace):
@@ -893,7 +1023,9 @@ def _install() -> None:
             rec = getattr(_local, "recorder", None)
             if rec is not None:
                 rec.recording = False
-                constraint = rec.build_check(pro_to_comp_inps)
+                # Inputs sharing storage: the alias handling will decide on their sizes.
+                inputs_alias = bool(thunder._get_cache_info().get("alias_tensor_indices"))
+                constraint = rec.build_check(pro_to_comp_inps, inputs_alias)
                 if constraint is not None:
                     # Appended after Thunder's own constraints (tensor metadata first); the
                     # original unpacks every Proxy argument, then calls constraint[0](*args)
@@ -901,10 +1033,38 @@ def _install() -> None:
                     ctx._constraints.append(constraint)
             return unpack_inputs(ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs)
 
+        # 9. Thunder's input-alias handling (see the module docstring). When inputs of
+        #    the call share storage, `insert_alias_updates` (run on the finished trace, before the
+        #    cache entry is made) replaces an input by another one, reshaped when their
+        #    shapes differ: `arg_to_replace.shape != arg.shape` is a decision on symbolic
+        #    sizes, taken after the prologue check was emitted. It is recorded like the
+        #    others and compiled into the check's alias part (`_AliasWindow`), so an entry
+        #    traced with `x2` *being* `x1` does not serve `x1` and a smaller view `x2` of it.
+        alias_updates = thunder.insert_alias_updates
+        _originals["insert_alias_updates"] = alias_updates
+
+        @functools.wraps(alias_updates)
+        def insert_alias_updates_recorded(computation_trace, alias_tensor_indices):
+            rec = getattr(_local, "pending", None)
+            _local.pending = None
+            symbolic = get_cache_option() is CACHE_OPTIONS.SYMBOLIC_VALUES
+            if rec is None or rec.alias_window is None or not symbolic:
+                return alias_updates(computation_trace, alias_tensor_indices)
+            start, keep_start = len(rec.decisions), len(rec.keep)
+            previous = getattr(_local, "recorder", None)
+            _local.recorder, rec.recording = rec, True
+            try:
+                return alias_updates(computation_trace, alias_tensor_indices)
+            finally:
+                rec.recording = False
+                _local.recorder = previous
+                rec.finish_alias_window(start, keep_start)
+
         jit_ext.thunder_general_jit = thunder_general_jit
         thunder.thunder_general_jit = thunder_general_jit  # acquire_initial_trace looks it up here
         jit_ext.propagate_constraints = propagate_constraints
         jit_ext.unpack_inputs = unpack_inputs_with_decisions
+        thunder.insert_alias_updates = insert_alias_updates_recorded  # the cache entry's builder
         _installed = True
 
 

@@ -21,6 +21,15 @@ structure of the trace: symbols, including sub-symbols, with argument kinds and 
   `numel_gt_keep` and `scalar_gt_keep` miss on stock Thunder (its static pins) and hit
   with the fix, which replays the decision instead of pinning the inputs.
 
+`unused_alias_halves` (a KEEP case) guards the rule that recording leaves the trace as it
+is: with the fix, each case's computation takes the same inputs as on stock Thunder.
+
+`alias_shape_flip` / `alias_same_tensor_keep` cover the decisions Thunder's input-alias
+handling takes after tracing (`insert_alias_updates` compares the shapes of inputs that
+share storage): traced with x2 being x1, a call with x2 a smaller view of x1 must miss
+(stock Thunder hits and returns x1-shaped results; with the fix the call fails as a
+fresh trace does on 0.2.6), and a call with another tensor passed twice must still hit.
+
 Also: the prologue shows the replayed decisions; applying is idempotent; a failure inside
 the recorder pins every symbolic input (sound) instead of breaking the trace; the version
 gate refuses other Thunder versions.
@@ -111,6 +120,18 @@ def split_rows(a):
     return a.split(1, 0)[-1] * 2
 
 
+def alias_exp(x1, x2):
+    # Both inputs used: when they share storage, Thunder's alias handling replaces x2 by x1
+    # (reshaped if their shapes differ) after tracing.
+    return x2.exp().add_(1) * x1.sum()
+
+
+def exp_add_unused(x1, x2):
+    # x1 is unused; an in-place op (here on an intermediate) makes Thunder run its alias
+    # handling on inputs that share storage.
+    return x2.exp().add_(1)
+
+
 def _inputs():
     import torch
 
@@ -121,6 +142,11 @@ def _inputs():
 
     def I(*shape):  # noqa: E743
         return torch.arange(math.prod(shape)).reshape(shape)
+
+    A = R(2, 3)  # passed twice
+    B = R(4, 10)  # split into two disjoint halves
+    C = R(4, 3)  # passed with a view of its first rows
+    D = R(4, 5)  # passed twice
 
     # name: (fn, first args, second args)
     flip = {
@@ -137,6 +163,12 @@ def _inputs():
         "mod_eq": (mod_eq, (R(2, 4),), (R(2, 3),)),
         "lt": (lt, (R(2, 3),), (R(5, 3),)),
         "split_rows": (split_rows, (R(2, 3),), (R(4, 3),)),
+        # Traced with x2 *being* x1, called with x2 a smaller view of x1 (still sharing
+        # storage, so Thunder's alias check passes): the alias handling decided
+        # `x2.shape == x1.shape` after tracing. Stock Thunder hits and computes with x1 in
+        # place of x2 (wrong shape); with the fix it misses, and the fresh trace fails as
+        # it does under the default cache (0.2.6 cannot reshape x1 to x2's shape).
+        "alias_shape_flip": (alias_exp, (A, A), (C, C[:2])),
     }
     keep = {
         "g_add_keep": (g_add, (R(2, 3), R(3)), (R(4, 5), R(5))),
@@ -148,20 +180,32 @@ def _inputs():
         "scalar_gt_keep": (scalar_gt, (R(2, 3), 1.5), (R(4, 3), 2.0)),
         "relu_any_shape": (lambda a: a.relu(), (R(2, 2, 2),), (R(3, 4, 5),)),
         "reshape_numel": (lambda a: a.reshape(a.numel()) * 2, (R(2, 3),), (R(4, 5),)),
+        # Traced with x1 *is* x2, then called with x1, x2 the two disjoint halves of one
+        # base: the same inputs share storage, so Thunder's alias check accepts the entry.
+        # Stock Thunder (and the default cache) drop the unused x1 from the computation,
+        # and its trace is right for both calls. The fix's first version made x1 an input
+        # of the computation, and Thunder's alias handling then computed with x1 in place
+        # of x2 (exp(x1) + 1; a fresh trace of the halves too).
+        "unused_alias_halves": (exp_add_unused, (A, A), (B[:, :5], B[:, 5:])),
+        # The alias decisions are replayed, not pinned: any sizes, x2 still being x1.
+        "alias_same_tensor_keep": (alias_exp, (A, A), (D, D)),
     }
     return flip, keep
 
 
 FLIP_CASES = (
     "f_tuple_eq g_add h_eq k_range m_dict n_int_then_float sqrt_size all_gt numel_gt numel_min "
-    "mod_eq lt split_rows"
+    "mod_eq lt split_rows alias_shape_flip"
 ).split()
 KEEP_CASES = (
     "g_add_keep h_eq_keep add_equal_shapes n_int_then_int lt_keep numel_gt_keep scalar_gt_keep "
-    "relu_any_shape reshape_numel"
+    "relu_any_shape reshape_numel unused_alias_halves alias_same_tensor_keep"
 ).split()
 # Misses on stock Thunder too: its static pins reach the sizes (see the module docstring).
 STOCK_MISSES = {"numel_gt", "numel_gt_keep", "scalar_gt_keep"}
+# The second inputs cannot be jitted by Thunder 0.2.6 at all (a fresh trace raises too):
+# with the fix, the miss must raise what a fresh trace raises.
+FRESH_TRACE_FAILS = {"alias_shape_flip"}
 
 
 # ------------------------------------------------------------------------------------
@@ -203,21 +247,55 @@ def _same_result(x, y) -> bool:
     return x == y
 
 
+def _computation_inputs(trace) -> list:
+    """The names of the computation trace's inputs (which call arguments it takes)."""
+    from thunder.core.proxies import Proxy
+    from thunder.core.pytree import tree_flatten
+
+    flat, _ = tree_flatten((trace.args, trace.kwargs))
+    return [a.name if isinstance(a, Proxy) else repr(a) for a in flat]
+
+
+def _error(e) -> str:
+    return f"{type(e).__name__}: {e}"[:300]
+
+
+def _fresh_error(fn, args) -> str | None:
+    import thunder
+
+    try:
+        thunder.jit(fn, cache="symbolic values")(*args)
+    except Exception as e:
+        return _error(e)
+    return None
+
+
 def _observe(fn, first, second) -> dict:
     import thunder
 
     jf = thunder.jit(fn, cache="symbolic values")
     jf(*first)
+    inputs = _computation_inputs(thunder.last_traces(jf)[0])
     try:
         out = jf(*second)
     except Exception as e:  # a stale trace can also crash
-        return {"hit": thunder.cache_hits(jf) == 1, "error": f"{type(e).__name__}: {e}"[:300]}
+        return {
+            "hit": thunder.cache_hits(jf) == 1,
+            "misses": thunder.cache_misses(jf),
+            "inputs": inputs,
+            "error": _error(e),
+            "fresh_error": _fresh_error(fn, second),
+        }
     used = _signature(thunder.last_traces(jf)[0])
     fresh_jf = thunder.jit(fn, cache="symbolic values")
-    fresh_jf(*second)
-    fresh = _signature(thunder.last_traces(fresh_jf)[0])
+    try:
+        fresh_jf(*second)
+        fresh = _signature(thunder.last_traces(fresh_jf)[0])
+    except Exception as e:  # the stale hit ran where a fresh trace cannot
+        fresh = _error(e)
     return {
         "hit": thunder.cache_hits(jf) == 1,
+        "inputs": inputs,
         "misses": thunder.cache_misses(jf),
         "result_ok": _same_result(out, fn(*second)),
         "trace_ok": used == fresh,
@@ -320,8 +398,11 @@ def _case(mode: str, name: str) -> dict:
 @pytest.mark.parametrize("name", FLIP_CASES)
 def test_flip_misses_with_fix(name):
     c = _case("fix", name)
-    assert "error" not in c, c
     assert not c["hit"] and c["misses"] == 2, f"{name}: a call whose decisions differ hit the cache"
+    if name in FRESH_TRACE_FAILS:
+        assert c.get("error") and c["error"] == c["fresh_error"], c
+        return
+    assert "error" not in c, c
     assert c["result_ok"], f"{name}: result differs from eager"
     assert c["trace_ok"], f"{name}: the trace run differs from a fresh trace of the second inputs"
 
@@ -351,6 +432,15 @@ def test_keep_cases_on_stock(name):
     assert c["hit"] is (name not in STOCK_MISSES), (name, c.get("hit"))
 
 
+@pytest.mark.parametrize("name", FLIP_CASES + KEEP_CASES)
+def test_fix_keeps_computation_inputs(name):
+    """Recording must not change the trace: the computation takes the inputs it takes on
+    stock Thunder (reading `TensorProxy.shape` while tracing binds `prims.shape`, which made
+    every input tensor, also an unused one, a computation input; see unused_alias_halves)."""
+    fixed, stock = _case("fix", name), _case("nofix", name)
+    assert fixed["inputs"] == stock["inputs"], (name, fixed["inputs"], stock["inputs"])
+
+
 def test_prologue_lists_replayed_decisions():
     c = _case("fix", "h_eq_keep")
     pro = c["prologue"]
@@ -359,6 +449,9 @@ def test_prologue_lists_replayed_decisions():
     assert "== 2) is True" in pro  # bool(<size> == 2) is True
     c = _case("fix", "n_int_then_int")
     assert "is int" in c["prologue"]  # the number input's type is checked
+    c = _case("fix", "alias_same_tensor_keep")
+    # The alias handling's shape comparison, replayed (x2's sizes == x1's).
+    assert re.search(r"#   i\d+ == i\d+ == True  \(alias handling\)", c["prologue"]), c["prologue"]
 
 
 def test_apply_is_idempotent():

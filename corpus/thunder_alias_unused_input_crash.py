@@ -1,0 +1,33 @@
+"""Known upstream bug (Thunder 0.2.6, any cache): IndexError when aliased inputs follow unused ones.
+
+`a` and `b` are the same tensor; `u` and `a` are unused, and `b.exp().add_(1)` is an
+in-place op, so Thunder runs its input-alias handling. The prologue's cache info records
+which *call* arguments share storage: `alias_tensor_indices = "1,2"` (positions in the
+flattened call arguments). `replace_args_with_alias_map` then indexes the *computation
+trace's* arguments with those positions, but the computation only takes the inputs it
+uses, here `(b,)`: `flat_args[1]` raises "IndexError: list index out of range" before
+anything runs (thunder.crash at call[0]; eager returns exp(b) + 1). Without `u` the
+positions are "0,1", `flat_args[0]` happens to exist, and the call works.
+
+Upstream closed #1236 (same error: an unused input that is a view of another one); the
+0.2.6 code skips out-of-range positions only for the *other* members of a group
+(`idx < len(flat_args)`), not for the first one, and the positions still refer to the
+call's arguments (see thunder_alias_index_shift.py for the silent form of the same
+mismatch). Fixes on or off and the default cache all fail the same way.
+"""
+
+import torch
+
+
+def program(u, a, b):
+    return (b.exp().add_(1),)
+
+
+def calls():
+    t = torch.randn(3)
+    return [(torch.randn(3), t, t)]
+
+
+LANES = ("thunder",)
+EXPECT = ("thunder.crash",)
+UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"

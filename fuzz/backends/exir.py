@@ -12,6 +12,12 @@ with three hooks that do not change what it computes:
     (`mirror_to_executorch`, a copy of 1.5.1's per-program loop, tested against the
     real one) with an extra SpecPropPass inserted.
 
+Version differences (the legacy lane runs executorch 1.0.1 on torch 2.9.1) are
+feature-detected, not version-compared: the ShapeEnv's version counters
+(`_version_counters`), the signature of `edge_to_executorch_passes`
+(`executorch_passes`), and in the oracles whether the planner aliases in-place results
+(`exir_aliasing.planner_aliases_inplace_results`).
+
 to_executorch changes the edge program in place, so every pipeline runs on a deep copy
 of one pristine EdgeProgramManager. The export example is the first call, unless a
 dynamic dim has size 0 or 1 there (export would specialize it): then the first call
@@ -320,7 +326,10 @@ def _version_counters(state: dict[str, Any]) -> list[str]:
 
 def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") -> torch.fx.GraphModule:
     """The per-program loop of executorch 1.5.1's `EdgeProgramManager.to_executorch`
-    (up to memory planning, no emission) with one extra `SpecPropPass` inserted:
+    (up to memory planning, no emission) with one extra `SpecPropPass` inserted. With the
+    default config it is also 1.0.1's loop: the pass list comes from the installed
+    `edge_to_executorch_passes` (1.0.1 puts SpecPropPass first and has no dim-order
+    legalization), the steps the two versions add around it are off by default.
 
       insert="repeat"         right after the pipeline's own SpecPropPass;
       insert="after-asserts"  right after RemoveGraphAssertsPass (before view-copy

@@ -17,6 +17,15 @@ Inside the program (structure of the final plan, every graph level)
        alias set: out-variants and their `memory.alloc`, in-place ops (`copy_` write-back
        of a mutated input or buffer) and the input they mutate;
     S4 a `memory.view` lives in its base's storage.
+  S3 for in-place ops depends on the planner. ExecuTorch 1.5.1's planner re-points an
+  in-place result's spec at the input it mutates (`_alias_inplace_result_specs`) and
+  the emitter gives both one value, so the share is required as above. Planners without
+  that step (executorch 1.0.x) give the in-place result a spec of its own; the runtime
+  never uses its bytes, because the kernel wrapper of an op without out= arguments
+  rebinds the result's value to the tensor the kernel returns (`*stack[n] =
+  EValue(result_)`, which for `Tensor(a!)` is the mutated input itself). There the share
+  happens at run time: counted in the notes ("inplace-result-rebound"), not a divergence;
+  out-variants (S3 through `memory.alloc`) are required to share on every version.
   any other two nodes in one alias class is a bug (S5): the planner would hand one
   buffer to two values that the functional graph keeps apart.
 
@@ -93,11 +102,22 @@ def _spec_at(node: torch.fx.Node, index: int | None) -> Any:
     return specs.get(index) if index is not None else specs.get(None, next(iter(specs.values()), None))
 
 
+def planner_aliases_inplace_results() -> bool:
+    """Whether the installed ExecuTorch memory planner puts an in-place op's result in the
+    storage of the input it mutates (1.5.1: `_alias_inplace_result_specs`), rather than
+    leaving the runtime to rebind it (1.0.x). Feature-detected, not version-compared."""
+    import executorch.exir.memory_planning as memory_planning
+
+    return hasattr(memory_planning, "_alias_inplace_result_specs")
+
+
 def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tuple[list[Divergence], dict[str, int]]:
     """S1-S5 on the final plan, every graph level. Also returns notes: counts of
-    harmless findings ("stale-output-spec": see S2 below)."""
+    harmless findings ("stale-output-spec": see S2 below; "inplace-result-rebound", only
+    where the planner leaves in-place results to the runtime: see S3 above)."""
     problems: list[str] = []
     notes = {"stale-output-spec": 0}
+    planned_inplace = planner_aliases_inplace_results()
     inplace_written: set[str] = set()
     for path, level in graph_levels(gm):
         where = "/".join(path) or "<top>"
@@ -143,6 +163,10 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tupl
                     rule = "S3 out-variant" if is_alloc(arg.target) else "S3 in-place"
                     if rule == "S3 in-place":
                         inplace_written.add(node.name)
+                        if not planned_inplace and _spec_at(node, ri) is not _spec_at(arg, None):
+                            uf.union(node.name, arg.name)  # one value at run time
+                            notes["inplace-result-rebound"] = notes.get("inplace-result-rebound", 0) + 1
+                            continue
                     require(node, _spec_at(node, ri), arg, _spec_at(arg, None), rule, True)
         classes: dict[int, list[str]] = {}
         for node in level.graph.nodes:

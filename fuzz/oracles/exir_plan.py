@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -453,17 +454,29 @@ def check_under_allocation(planned: list[PlannedTensor], values: dict, stage: st
 # exir.pipeline-variance: the memory plan must not depend on where SpecPropPass re-runs
 
 
+def _row_name(node: torch.fx.Node) -> str:
+    """A node's name for plan rows. A getitem is named after what it selects: a re-trace
+    (SpecPropPass is an ExportPass) renumbers getitems once an unused one was removed
+    (`getitem_1` becomes `getitem`), the same plan under another name."""
+    if (node.op == "call_function" and node.target is operator.getitem
+            and isinstance(node.args[0], torch.fx.Node)):
+        return f"getitem({node.args[0].name}, {node.args[1]})"
+    return node.name
+
+
 def plan_fingerprint(gm: torch.fx.GraphModule) -> list[tuple]:
     """The memory plan as comparable rows: arena sizes per level, and for every node its
-    specs' (shape, dtype, mem_id, mem_offset, allocated_memory)."""
+    specs' (shape, dtype, mem_id, mem_offset, allocated_memory). Getitems are named by
+    producer and index (`_row_name`)."""
     rows: list[tuple] = []
     for path, level in graph_levels(gm):
         rows.append(("/".join(path), "<arena>", tuple(level.meta.get("non_const_buffer_sizes") or ())))
         for node in level.graph.nodes:
             if is_alloc(node.target) or node.op == "output":
                 continue  # alloc/output hold their producers' specs (and the output's name varies)
+            name = _row_name(node)
             for index, spec in tensor_specs(node):
-                rows.append(("/".join(path), node.name if index is None else f"{node.name}[{index}]",
+                rows.append(("/".join(path), name if index is None else f"{name}[{index}]",
                              (tuple(int(s) if not isinstance(s, torch.SymInt) else str(s) for s in spec.shape),
                               str(spec.dtype), spec.mem_id, spec.mem_offset, spec.allocated_memory)))
     return rows

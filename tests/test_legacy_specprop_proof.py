@@ -1,0 +1,203 @@
+"""The proof on the legacy lane: generated programs find the SpecPropPass double-tracing
+bug by themselves, and the `executorch-specprop` fix removes it.
+
+Only meaningful where the bug lives (executorch < 1.1: the legacy lane, torch 2.9.1 +
+executorch 1.0.1, run by `.ci/legacy`); the module is skipped elsewhere. Fixes are
+process-wide monkeypatches, so every stock-vs-fixed observation runs in its own
+interpreter (`tests.helpers.run_python`, which applies the fixes first).
+
+  * fixes off: a seeded exploration of generated programs through the EXIR lane finds a
+    case with exir.spec-meta (the TensorSpec of a data-dependent op holds another
+    unbacked symbol than its meta['val']) within EXAMPLES examples;
+  * fixes on: the same seeded run, all EXAMPLES examples, has no exir.spec-meta,
+    exir.bound-loss, exir.under-allocation, exir.overlap or exir.aliasing divergence;
+  * the seed corpus case diverges with exir.spec-meta with fixes off and is clean on.
+
+Measured on the legacy lane (seed 0, N = 100, 2 shared cores): with fixes off the first
+exir.spec-meta case is example 3 (`fuzz.positive` feeding an elementwise op) and 36 of
+the 100 examples have one (`fuzz.*` custom ops, masked_select); with fixes on none has,
+and every other kind is unchanged. The fixes-on run of 100 examples takes about two
+minutes, the fixes-off search about ten seconds. (Hypothesis scales its examples with
+max_examples: another N is another sequence of programs.) What else the legacy stack
+shows on these programs, fixes on or off, is upstream (torch 2.9.1 / executorch 1.0.1),
+not the harness: exir.unchecked-contract (the runtime checks an input's total size, not
+each dim: corpus/executorch_runtime_per_dim_bounds.py), exir.pipeline-variance on a
+shape-predicate cond (corpus/executorch_prim_compare_specializes.py), and exir.crash at
+export (a dict lookup keyed by a dynamic size: corpus/torch_export_dict_lookup_symint.py;
+torch.cond branches returning a non-dense slice) and at emission (a cond whose predicate
+export made constant). Elsewhere executorch 1.0.1 also crashes where 1.5.1 does not,
+guarding on unbacked sizes in `dim_order_from_stride` (to_executorch) and
+`remove_empty_tensors_from_cat` (to_edge).
+
+The last tests pin what the EXIR lane adapts to on this stack (feature-detected in
+fuzz/backends/exir.py and fuzz/oracles/, not version-compared): a ShapeEnv without torch
+2.13's `_replacements_version_counter`, executorch 1.0.1's planner leaving in-place
+results to the runtime, and getitems renumbered by a SpecPropPass re-trace (on both lanes).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import pytest
+from packaging.version import Version
+
+from tests.helpers import ROOT, run_python
+
+FIXED_IN = "1.1"
+EXAMPLES = 100  # N: the first exir.spec-meta case is example 3 of the seed-0 run
+SEED = 0
+BUG_KINDS = ("exir.spec-meta", "exir.bound-loss")
+PLAN_KINDS = ("exir.spec-meta", "exir.bound-loss", "exir.under-allocation", "exir.overlap", "exir.aliasing")
+CORPUS_CASE = ROOT / "corpus" / "executorch_specprop_unbacked_bound.py"
+
+
+def _executorch_version() -> Version | None:
+    from fixes._registry import installed_version
+
+    return installed_version("executorch")
+
+
+_VERSION = _executorch_version()
+if _VERSION is None:
+    pytest.skip(f"executorch is not installed: the legacy proof needs executorch < {FIXED_IN}",
+                allow_module_level=True)
+if _VERSION >= Version(FIXED_IN):
+    pytest.skip(f"executorch {_VERSION} already has the SpecPropPass fix upstream (>= {FIXED_IN}); "
+                f"the proof runs on the legacy lane (executorch < {FIXED_IN}: bash .ci/legacy)",
+                allow_module_level=True)
+
+warnings.filterwarnings("ignore")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def flatc_on_path():
+    """executorch 1.0.1 serializes programs with the `flatc` its wheel installs next to
+    the interpreter; the subprocesses inherit PATH (.ci/legacy sets it too)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+        yield
+
+
+EXPLORE = '''
+import json
+from fuzz.explore import explore
+e = explore(["exir"], max_examples={n}, seed={seed}, stop_on_first={stop}, kinds={kinds!r})
+print(json.dumps({{
+    "examples": e.examples,
+    "kinds": sorted(e.kinds),
+    "counts": {{k.split(":", 1)[1]: v for k, v in e.counters.items() if k.startswith("divergence:")}},
+    "source": e.found[0].source if e.found else None,
+    "divergences": [str(d)[:300] for d in e.found[1].divergences] if e.found else [],
+}}))
+'''
+
+
+def test_fixes_off_exploration_finds_the_specprop_bug():
+    """Stock executorch 1.0.1: the seeded search finds a case whose spec and meta['val']
+    disagree (stop at the first case with one of BUG_KINDS)."""
+    found = run_python(EXPLORE.format(n=EXAMPLES, seed=SEED, stop=True, kinds=BUG_KINDS), fixes="off")
+    assert found["source"] is not None, f"no {BUG_KINDS} divergence in {found['examples']} examples: {found}"
+    assert found["examples"] <= EXAMPLES
+    assert "exir.spec-meta" in found["kinds"], found
+    assert "torch.ops.fuzz." in found["source"] or "torch.masked_select" in found["source"] \
+        or "torch.nonzero" in found["source"], "the bug needs a data-dependent op"
+
+
+def test_fixes_on_same_exploration_has_no_plan_divergences():
+    """The same seeded run with the fix, every example: no spec/plan/aliasing divergence."""
+    found = run_python(EXPLORE.format(n=EXAMPLES, seed=SEED, stop=False, kinds=None), fixes="on")
+    assert found["examples"] == EXAMPLES, found
+    bad = {k: v for k, v in found["counts"].items() if k in PLAN_KINDS}
+    assert not bad, f"fixes on, {found['examples']} examples: {bad}; first case:\n{found['source']}\n" \
+                    + "\n".join(found["divergences"])
+
+
+REPLAY = '''
+import json
+from fuzz.case import load_case
+from fuzz.engine import run_case
+result = run_case(load_case({path!r}), lanes=("exir",))
+print(json.dumps({{"kinds": sorted({{d.kind for d in result.divergences}}),
+                  "divergences": [str(d)[:300] for d in result.divergences],
+                  "skipped": [r.skipped for r in result.reports if r.skipped]}}))
+'''
+
+
+def test_corpus_case_diverges_with_fixes_off():
+    found = run_python(REPLAY.format(path=str(CORPUS_CASE)), fixes="off")
+    assert "exir.spec-meta" in found["kinds"], found
+
+
+def test_corpus_case_is_clean_with_fixes_on():
+    found = run_python(REPLAY.format(path=str(CORPUS_CASE)), fixes="on")
+    assert found["divergences"] == [] and found["skipped"] == [], found
+
+
+# ---------------------------------------------------------------------------------------
+# The EXIR lane on the legacy stack (in-process: none of these depends on the fix)
+
+
+def _run(source: str):
+    from fuzz.case import case_from_source
+    from fuzz.engine import run_case
+
+    return run_case(case_from_source(source, "legacy"), lanes=("exir",), confirm=False)
+
+
+def test_variance_runs_restore_a_shape_env_without_replacements_counter():
+    """torch 2.9's ShapeEnv has `_version_counter` only; the mirror pipelines of the
+    pipeline-variance check run (and restore the env) without raising."""
+    result = _run('''
+import torch
+def program(x0):
+    return (torch.neg(x0),)
+def calls():
+    return [(torch.randn(2),), (torch.randn(3),)]
+DIMS = {"x0": {0: (2, 3)}}
+''')
+    (report,) = result.reports
+    assert report.skipped is None and result.divergences == [], [str(d) for d in result.divergences]
+    assert report.counters["calls-checked"] == 2
+
+
+def test_inplace_result_is_rebound_by_the_runtime_not_the_plan():
+    """executorch 1.0.1 plans an in-place op's result apart from the input it mutates
+    (no `_alias_inplace_result_specs`); the runtime rebinds the result to that input, so
+    the mutation comes back right and exir.aliasing stays silent (noted instead)."""
+    from fuzz.oracles import exir_aliasing
+
+    assert not exir_aliasing.planner_aliases_inplace_results()
+    result = _run('''
+import torch
+def program(x0, x1):
+    v = x0.copy_(x1 * 2.0)
+    return (x1 @ x1.transpose(-2, -1), v)
+def calls():
+    return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(4, 4), torch.randn(4, 4))]
+DIMS = {"x0": {0: (2, 5)}, "x1": {0: (2, 5)}}
+''')
+    (report,) = result.reports
+    assert report.details["runtime"] == "pip runtime"
+    assert report.details["alias_notes"].get("inplace-result-rebound") == 1
+    assert not [d for d in result.divergences if d.kind in ("exir.aliasing", "exir.runtime-result")], \
+        [str(d) for d in result.divergences]
+
+
+def test_getitem_renumbered_by_a_retrace_is_the_same_plan():
+    """A SpecPropPass re-trace renames `getitem_1` to `getitem` once the unused getitem is
+    gone; the plan rows name getitems by producer and index, so no variance is reported."""
+    result = _run('''
+import torch
+import fuzz.custom_ops
+def program(x0):
+    v1, v2 = torch.ops.fuzz.split_sign(x0)
+    return (v2, x0.amax(dim=0, keepdim=True))
+def calls():
+    return [(torch.randn(3),), (torch.randn(4),)]
+DIMS = {"x0": {0: (3, 4)}}
+''')
+    assert not [d for d in result.divergences if d.kind == "exir.pipeline-variance"], \
+        [str(d) for d in result.divergences]

@@ -58,7 +58,7 @@ from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord
 from fuzz.oracles import exir_aliasing, exir_plan, exir_runtime
 from fuzz.oracles.exir_trace import PlannedTensor, graph_levels, interpret_aten, is_memory_view, map_planned
-from fuzz.tensors import copy_args
+from fuzz.tensors import copy_args, map_tensors
 
 VARIANCE_POINTS = ("repeat", "after-asserts", "before-planning")
 ALGOS = ("greedy", "naive")
@@ -167,17 +167,11 @@ def export_example(example: Sequence[Any]) -> tuple:
     inputs becomes one node: the graph reads one input where the program reads the other,
     pytorch/pytorch#144683). The runtime gets independent contiguous copies
     (`exir_runtime.runtime_inputs`), so that is what the program is exported for."""
-    def fresh(value):
-        if isinstance(value, torch.Tensor):
-            out = value.detach().clone(memory_format=torch.contiguous_format)
-            return out.requires_grad_(value.requires_grad) if value.is_leaf else out
-        if isinstance(value, tuple):
-            return tuple(fresh(v) for v in value)
-        if isinstance(value, list):
-            return [fresh(v) for v in value]
-        return value
+    def fresh(value: torch.Tensor) -> torch.Tensor:
+        out = value.detach().clone(memory_format=torch.contiguous_format)
+        return out.requires_grad_(value.requires_grad) if value.is_leaf else out
 
-    return tuple(fresh(a) for a in example)
+    return tuple(map_tensors(fresh, a) for a in example)
 
 
 def export_program(program: Callable[..., Any], example: tuple,

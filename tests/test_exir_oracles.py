@@ -466,6 +466,38 @@ def test_pipeline_variance_fires_when_specprop_reruns_after_asserts_are_gone():
                for c in divs[0].data["changed"])
 
 
+def dead_then_live_masked_select(x0, x2):
+    torch.masked_select(x0, x0 > 0)  # dead: removed before planning, names keep `_1`
+    return (torch.masked_select(x2, x2 > 0),)
+
+
+def test_nodes_renamed_by_a_retrace_are_the_same_plan():
+    """The dead masked_select is gone by planning, but the planned graph still names the
+    live one `aten_masked_select_default_1` (and its mask `aten_gt_scalar_1`); the
+    SpecPropPass re-trace names them anew without the suffix. Same bytes at the same
+    offsets: no variance. A real change in that renamed tensor's plan still fires."""
+    b = build(dead_then_live_masked_select, (torch.randn(3), torch.randn(3)),
+              {0: {0: (3, 6)}, 1: {0: (1, 6)}})
+    assert any(n.name == "aten_gt_scalar_1" for n in b.planned_gm.graph.nodes)
+    base = exir_plan.plan_fingerprint(b.planned_gm)
+    renamed = []
+    for point in ("repeat", "after-asserts", "before-planning"):
+        variant = mirror_to_executorch(b.edge, point)
+        if not any(n.name == "aten_gt_scalar_1" for n in variant.graph.nodes):
+            renamed.append(point)
+        other = exir_plan.plan_fingerprint(variant)
+        assert exir_plan.compare_plans(base, other, point) == []
+    assert renamed == ["after-asserts", "before-planning"]
+    row = next(i for i, r in enumerate(other) if r[:2] == ("", "aten_masked_select_default"))
+    shape, dtype, mem_id, offset, size = other[row][2]
+    other[row] = other[row][:2] + ((shape, dtype, mem_id, offset, size - 16),)
+    divs = exir_plan.compare_plans(base, other, "before-planning")
+    assert kinds(divs) == {"exir.pipeline-variance"}
+    assert divs[0].data["changed"] == [{"at": "aten_masked_select_default",
+                                        "plan": list(map(str, base[row][2])),
+                                        "variant": list(map(str, other[row][2]))}]
+
+
 def cond_on_size(x):
     return (torch.cond(x.shape[0] > 2, lambda x: x * 2.0, lambda x: -x, (x,)),)
 

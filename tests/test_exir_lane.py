@@ -195,6 +195,42 @@ def calls():
     assert report.counters["export-skip"] == 1 and report.divergences == []
 
 
+def test_cond_branch_returning_a_view_of_its_operand_is_a_refusal():
+    """torch.cond branches may not alias their operands: Dynamo's `Unsupported` ("Higher
+    order ops do not support aliasing") comes wrapped in UncapturedHigherOrderOpError,
+    which is export refusing the program, not a crash."""
+    report = run("""
+import torch
+def program(x):
+    return (torch.cond(x.shape[0] > 2, lambda x: x[:, ::2], lambda x: x[:, 1::2], (x,)),)
+def calls():
+    return [(torch.randn(3, 4),), (torch.randn(2, 4),)]
+DIMS = {"x": {0: (2, 4)}}
+""")
+    assert report.skipped and report.skipped.startswith("export refused"), report.divergences
+    assert "UncapturedHigherOrderOpError" in report.skipped
+    assert report.counters["export-skip"] == 1 and report.divergences == []
+
+
+def test_uncaptured_higher_order_op_from_a_crash_stays_a_crash():
+    from torch._dynamo.exc import UncapturedHigherOrderOpError, Unsupported
+
+    from fuzz.backends.exir import is_export_refusal
+
+    def raised_from(cause):
+        try:
+            try:
+                raise cause
+            except Exception:
+                raise UncapturedHigherOrderOpError("cond") from None
+        except UncapturedHigherOrderOpError as e:
+            return e
+
+    assert is_export_refusal(raised_from(Unsupported("aliasing")))
+    assert not is_export_refusal(raised_from(AssertionError("internal")))
+    assert not is_export_refusal(UncapturedHigherOrderOpError("cond"))
+
+
 def test_specialized_int_argument_bounds_the_contract():
     report = run("""
 import torch

@@ -155,7 +155,17 @@ _REFUSAL_NAMES = {
 
 
 def is_export_refusal(e: BaseException) -> bool:
-    return any(c.__name__ in _REFUSAL_NAMES for c in type(e).__mro__)
+    """A documented refusal to export, not a crash. A higher-order op (torch.cond, ...)
+    whose body Dynamo could not capture raises UncapturedHigherOrderOpError while
+    handling the body's own error: it refuses when that error is a refusal (e.g. `Unsupported`:
+    "Higher order ops do not support aliasing" for a branch returning a view of its
+    operand), and stays a crash otherwise."""
+    if any(c.__name__ in _REFUSAL_NAMES for c in type(e).__mro__):
+        return True
+    inner = e.__cause__ or e.__context__  # Dynamo re-raises the body's error `from None`
+    if type(e).__name__ == "UncapturedHigherOrderOpError" and inner is not None:
+        return is_export_refusal(inner)
+    return False
 
 
 def export_example(example: Sequence[Any]) -> tuple:

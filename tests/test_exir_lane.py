@@ -3,6 +3,8 @@ to_executorch -> the pip runtime, on the stock executorch 1.5.1 stack."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import warnings
 
 import pytest
@@ -326,16 +328,8 @@ def calls():
     assert report.counters["calls-checked"] == 3
 
 
-GUARDED = """
-import torch
-def program(x):
-    if tuple(x.shape) == (3,):
-        return (x.abs(),)
-    return (x * x,)
-def calls():
-    return [(torch.randn(4),), (torch.tensor([-1.0, 2.0, -3.0]),), (torch.randn(5),)]
-DIMS = {"x": {0: (3, 5)}}
-"""
+# The registered upstream gap itself (its program, calls and DIMS).
+GUARDED = (Path(__file__).resolve().parent.parent / "corpus" / "executorch_runtime_unchecked_guards.py").read_text()
 
 
 def test_calls_failing_an_export_guard_are_outside_the_contract():

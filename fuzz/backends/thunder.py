@@ -79,8 +79,7 @@ class ThunderLane:
             missed = thunder.cache_misses(jf) > misses
             report.counters["hits" if hit else "misses" if missed else "no-lookup"] += 1
             start = time.perf_counter()
-            report.divergences += compare_results(self.name, expected, record, stage, device)
-            report.divergences += compare_aliasing(self.name, expected, record, stage, device)
+            report.divergences += self._compare(expected, record, stage, device)
             t["oracles"] += time.perf_counter() - start
             if record.error:
                 continue
@@ -104,14 +103,18 @@ class ThunderLane:
             t["control"] += time.perf_counter() - start
         return report
 
+    def _compare(self, expected: CallRecord, record: CallRecord, stage: str, device: str):
+        """The per-call oracles: results, then aliasing and input mutation."""
+        return (compare_results(self.name, expected, record, stage, device)
+                + compare_aliasing(self.name, expected, record, stage, device))
+
     def _annotate_with_control(self, case, calls, reference, device, report):
         """Run the default (constant values) cache and note where it diverges too."""
         jf = self._jit(case.program, "constant values")
         diverged: Counter = Counter()
         for i, (args, expected) in enumerate(zip(calls, reference)):
             record = observe_call(jf, copy_args(args))
-            for d in compare_results(self.name, expected, record, f"call[{i}]", device) + \
-                    compare_aliasing(self.name, expected, record, f"call[{i}]", device):
+            for d in self._compare(expected, record, f"call[{i}]", device):
                 diverged[(d.kind, d.stage)] += 1
         report.divergences = [
             dataclasses.replace(d, data=d.data | {

@@ -17,7 +17,6 @@ from fixes._registry import (  # noqa: F401
     active,
     all_fixes,
     apply,
-    from_environment,
     package_versions,
     parse_switch,
     register,

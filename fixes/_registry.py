@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
-import os
 from collections.abc import Callable, Iterable
 
 from packaging.version import Version
@@ -83,10 +82,6 @@ def parse_switch(value: str | None) -> list[str]:
     if unknown:
         raise FixError(f"unknown fix name(s) {unknown}; known: {sorted(_FIXES)}")
     return names
-
-
-def from_environment() -> list[str]:
-    return parse_switch(os.environ.get(ENV_VAR))
 
 
 def apply(names: Iterable[str] | str) -> list[FixStatus]:

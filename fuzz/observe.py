@@ -28,10 +28,6 @@ class CallRecord:
     # Whether output i is the very same tensor object as input j (e.g. `return x`).
     identity: frozenset[tuple[int, int]] = frozenset()
 
-    @property
-    def error_type(self) -> str | None:
-        return self.error.split(":", 1)[0] if self.error else None
-
 
 def _cpu_copy(v):
     return v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else v

@@ -103,7 +103,6 @@ class Slot:
     fd: int | None = None
     buf: bytes = b""
     started_at: float = 0.0
-    hello_at: float | None = None
     bye: dict | None = None
     current: dict | None = None  # the program in flight
     explored: int = 0  # over all incarnations
@@ -194,7 +193,7 @@ class Campaign:
         os.close(write_fd)
         os.set_blocking(read_fd, False)
         slot.fd, slot.buf, slot.current, slot.bye = read_fd, b"", None, None
-        slot.started_at, slot.hello_at = time.time(), None
+        slot.started_at = time.time()
         self.sel.register(read_fd, selectors.EVENT_READ, slot)
 
     def read(self, slot: Slot) -> bool:
@@ -224,7 +223,6 @@ class Campaign:
         t = msg.get("t")
         now = time.time()
         if t == "hello":
-            slot.hello_at = now
             self.startup_seconds += now - slot.started_at
             self.hello = self.hello or msg
             for key, why in msg.get("unavailable", {}).items():

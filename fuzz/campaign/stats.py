@@ -13,10 +13,6 @@ from collections import Counter
 from typing import Any
 
 
-def lane_key(lane: str, device: str) -> str:
-    return f"{lane}/{device}"
-
-
 def skip_category(reason: str) -> str:
     """A short category of a skip reason ("unsupported by thunder: ..." -> "unsupported by thunder")."""
     return reason.split(":", 1)[0].strip()[:80] or "skipped"

@@ -34,9 +34,12 @@ DEVICES = ("cpu", "cuda")
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--fixes", action="store", default=None,
+        "--fixes",
+        action="store",
+        default=None,
         help='fixes to apply in this test session: "on" (all), "off", or names a,b '
-             "(default: $FUZZ_FIXES, else on)")
+        "(default: $FUZZ_FIXES, else on)",
+    )
 
 
 def _switch(config) -> str:
@@ -59,13 +62,16 @@ def pytest_configure(config):
 
 
 def pytest_report_header(config):
-    import fixes
     from hypothesis import settings
+
+    import fixes
 
     active = ", ".join(f"{k} ({v})" for k, v in fixes.active().items()) or "none"
     versions = ", ".join(f"{k} {v}" for k, v in fixes.package_versions().items())
-    return [f"fixes: {_switch(config)} -> {active}",
-            f"hypothesis profile: {getattr(settings, '_current_profile', '?')}; {versions}"]
+    return [
+        f"fixes: {_switch(config)} -> {active}",
+        f"hypothesis profile: {getattr(settings, '_current_profile', '?')}; {versions}",
+    ]
 
 
 def _is_corpus_case(path: Path) -> bool:
@@ -115,24 +121,30 @@ class CorpusFile(pytest.File):
         try:
             case = load_case(self.path)
         except CaseError as e:
-            yield CorpusItem.from_parent(self, name="load", case=None, lane=None, device=None,
-                                         problem=str(e))
+            yield CorpusItem.from_parent(
+                self, name="load", case=None, lane=None, device=None, problem=str(e)
+            )
             return
         fixes_on = all_fixes_on()
         for device in DEVICES:
             for lane in LANE_NAMES:
                 if not case.runs_on(lane, device):
                     continue
-                item = CorpusItem.from_parent(self, name=f"{lane}[{device}]", case=case,
-                                              lane=lane, device=device)
+                item = CorpusItem.from_parent(
+                    self, name=f"{lane}[{device}]", case=case, lane=lane, device=device
+                )
                 if device == "cuda":
                     item.add_marker(pytest.mark.cuda)
                 expected = expected_for(case, lane)
                 if expected and fixes_on:
-                    item.add_marker(pytest.mark.xfail(
-                        strict=True, raises=ExpectedDivergence,
-                        reason=f"known upstream bug {sorted(expected)}: "
-                               f"{case.upstream or 'no UPSTREAM link'}"))
+                    item.add_marker(
+                        pytest.mark.xfail(
+                            strict=True,
+                            raises=ExpectedDivergence,
+                            reason=f"known upstream bug {sorted(expected)}: "
+                            f"{case.upstream or 'no UPSTREAM link'}",
+                        )
+                    )
                 yield item
 
 

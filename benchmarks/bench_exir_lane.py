@@ -122,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_warmup:
         t = time.perf_counter()
         run_once(lane, cases)
-        print(f"warm-up pass: {time.perf_counter() - t:.2f} s for {len(cases)} programs (not counted)")
+        print(
+            f"warm-up pass: {time.perf_counter() - t:.2f} s for {len(cases)} programs (not counted)"
+        )
     total, wall, outcome = Counter(), 0.0, Counter()
     for _ in range(args.repeat):
         timings, elapsed, seen = run_once(lane, cases)
@@ -130,12 +132,17 @@ def main(argv: list[str] | None = None) -> int:
         outcome.update(seen)
         wall += elapsed
     n = len(cases) * args.repeat
-    print(f"{n} programs in {wall:.2f} s: {n / wall:.2f} programs/s "
-          f"({', '.join(f'{v} {k}' for k, v in sorted(outcome.items()))})")
+    print(
+        f"{n} programs in {wall:.2f} s: {n / wall:.2f} programs/s "
+        f"({', '.join(f'{v} {k}' for k, v in sorted(outcome.items()))})"
+    )
     staged = sum(total[s] for s in STAGES)
     for stage in STAGES + ("eager",):
         share = f"{100 * total[stage] / staged:5.1f}%" if stage in STAGES and staged else "     "
-        print(f"  {stage:<14}{total[stage]:8.3f} s  {share}  {1000 * total[stage] / n:8.1f} ms/program")
+        print(
+            f"  {stage:<14}{total[stage]:8.3f} s  {share}  "
+            f"{1000 * total[stage] / n:8.1f} ms/program"
+        )
     print(f"  {'other':<14}{wall - staged - total['eager']:8.3f} s")
     return 0
 

@@ -83,10 +83,16 @@ def sequences():
         # Alternates (n, m) + (m,) and (n, 1) + (m,): the broadcast decisions flip.
         "add_bcast_flip": (
             add,
-            [(R(n, m), R(m)) if i % 2 == 0 else (R(n, 1), R(m)) for i, (n, m) in enumerate(keep_shapes)],
+            [
+                (R(n, m), R(m)) if i % 2 == 0 else (R(n, 1), R(m))
+                for i, (n, m) in enumerate(keep_shapes)
+            ],
         ),
         # `a.shape[0] == 2` alternates between True and False.
-        "branch_flip": (branch, [(R(2 if i % 2 == 0 else 3 + i % 5, 4 + i % 3),) for i in range(16)]),
+        "branch_flip": (
+            branch,
+            [(R(2 if i % 2 == 0 else 3 + i % 5, 4 + i % 3),) for i in range(16)],
+        ),
         # range(a.shape[0]) unrolls the loop: one trace per distinct a.shape[0] is required.
         "loop_unrolled": (loop, [(R(2 + i % 4, 3 + i),) for i in range(16)]),
         # `s > 0` on a float input, s changes on every call.
@@ -190,7 +196,9 @@ def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
             if thunder.cache_misses(jf) == misses_before:
                 fresh = thunder.jit(fn, cache=cache)
                 fresh(*args)
-                if _signature(thunder.last_traces(jf)[0]) != _signature(thunder.last_traces(fresh)[0]):
+                if _signature(thunder.last_traces(jf)[0]) != _signature(
+                    thunder.last_traces(fresh)[0]
+                ):
                     stale += 1
             if not _same(out, fn(*args)):
                 wrong += 1
@@ -218,10 +226,16 @@ def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=30, help="repetitions per lookup timing (median)")
+    parser.add_argument(
+        "--reps", type=int, default=30, help="repetitions per lookup timing (median)"
+    )
     parser.add_argument("--sequences", default="", help="comma-separated subset of sequences")
-    parser.add_argument("--rounds", type=int, default=2,
-                        help="child runs per mode, in alternating order; timings are the minimum")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="child runs per mode, in alternating order; timings are the minimum",
+    )
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [s for s in args.sequences.split(",") if s]
@@ -237,7 +251,14 @@ def main() -> None:
     merged: dict[tuple[str, str], dict] = {}
     for r in range(max(1, args.rounds)):
         for mode in MODES if r % 2 == 0 else reversed(MODES):
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--reps", str(args.reps)]
+            cmd = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--child",
+                mode,
+                "--reps",
+                str(args.reps),
+            ]
             if only:
                 cmd += ["--sequences", ",".join(only)]
             proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -257,18 +278,24 @@ def main() -> None:
                     first[k] = min(first[k], row[k])
     rows = list(merged.values())
 
-    header = f"{'sequence':<16} {'mode':<15} {'calls':>5} {'entries':>7} {'hits':>5} {'hit rate':>8} {'wrong':>5} {'stale':>5} {'lookup us/call':>14} {'compile ms':>10}"
+    header = (
+        f"{'sequence':<16} {'mode':<15} {'calls':>5} {'entries':>7} {'hits':>5} {'hit rate':>8} "
+        f"{'wrong':>5} {'stale':>5} {'lookup us/call':>14} {'compile ms':>10}"
+    )
     print(header)
     print("-" * len(header))
     order = {m: i for i, m in enumerate(MODES)}
     last = None
-    for r in sorted(rows, key=lambda r: (list(sequences_order(rows)).index(r["sequence"]), order[r["mode"]])):
+    for r in sorted(
+        rows, key=lambda r: (list(sequences_order(rows)).index(r["sequence"]), order[r["mode"]])
+    ):
         if last is not None and r["sequence"] != last:
             print()
         last = r["sequence"]
         print(
             f"{r['sequence']:<16} {r['mode']:<15} {r['calls']:>5} {r['entries']:>7} {r['hits']:>5} "
-            f"{r['hits'] / r['calls']:>8.0%} {r['wrong']:>5} {r['stale']:>5} {r['lookup_us']:>14.1f} {r['compile_ms']:>10.1f}"
+            f"{r['hits'] / r['calls']:>8.0%} {r['wrong']:>5} {r['stale']:>5} "
+            f"{r['lookup_us']:>14.1f} {r['compile_ms']:>10.1f}"
         )
 
 

@@ -35,14 +35,20 @@ def main() -> None:
     parts = dict(e.timings)
     harness = parts.get("generation", 0) + parts.get("oracles", 0)
     other = wall - sum(parts.values())
-    print(f"fixes={args.fixes} {fixes.active()}  examples={e.examples}  wall={wall:.1f}s  "
-          f"programs/s={e.examples / wall:.2f}  skipped={e.skipped}")
-    print(f"hits={e.counters['hits']} misses={e.counters['misses']} "
-          f"missed-legal-hits={e.counters['missed-legal-hits']}")
+    print(
+        f"fixes={args.fixes} {fixes.active()}  examples={e.examples}  wall={wall:.1f}s  "
+        f"programs/s={e.examples / wall:.2f}  skipped={e.skipped}"
+    )
+    print(
+        f"hits={e.counters['hits']} misses={e.counters['misses']} "
+        f"missed-legal-hits={e.counters['missed-legal-hits']}"
+    )
     for name, seconds in sorted(parts.items(), key=lambda kv: -kv[1]) + [("other", other)]:
         print(f"  {name:<12} {seconds:7.2f}s  {100 * seconds / wall:5.1f}%")
-    print(f"harness's own work (generation + oracles + other): "
-          f"{100 * (harness + other) / wall:.1f}% of wall time")
+    print(
+        f"harness's own work (generation + oracles + other): "
+        f"{100 * (harness + other) / wall:.1f}% of wall time"
+    )
 
 
 if __name__ == "__main__":

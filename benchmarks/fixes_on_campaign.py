@@ -23,8 +23,14 @@ import fixes  # noqa: E402
 
 FIX_KINDS = {
     "thunder": {"thunder.unsound-hit", "thunder.wrong-result", "thunder.aliasing"},
-    "exir": {"exir.spec-meta", "exir.under-allocation", "exir.bound-loss", "exir.overlap",
-             "exir.aliasing", "exir.pipeline-variance"},
+    "exir": {
+        "exir.spec-meta",
+        "exir.under-allocation",
+        "exir.bound-loss",
+        "exir.overlap",
+        "exir.aliasing",
+        "exir.pipeline-variance",
+    },
 }
 
 
@@ -48,8 +54,13 @@ def main() -> None:
     start = time.perf_counter()
 
     @seed(args.seed)
-    @settings(max_examples=args.examples, deadline=None, database=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=args.examples,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(cases(lanes=(args.lane,)))
     def campaign(generated):
         result = run_case(generated.case, lanes=(args.lane,), devices=("cpu",))
@@ -66,12 +77,17 @@ def main() -> None:
 
     campaign()
     wall = time.perf_counter() - start
-    print(f"lane={args.lane} programs={stats['programs']} skipped={stats['skipped']} "
-          f"flaky={stats['flaky']} hits={stats['hits']} misses={stats['misses']} "
-          f"wall={wall:.0f}s ({stats['programs'] / wall:.2f} programs/s)")
+    print(
+        f"lane={args.lane} programs={stats['programs']} skipped={stats['skipped']} "
+        f"flaky={stats['flaky']} hits={stats['hits']} misses={stats['misses']} "
+        f"wall={wall:.0f}s ({stats['programs'] / wall:.2f} programs/s)"
+    )
     for group, members in (("fix-relevant", FIX_KINDS[args.lane]), ("other", None)):
-        rows = [(k, c, n) for (k, c), n in sorted(kinds.items())
-                if (k in FIX_KINDS[args.lane]) == (members is not None)]
+        rows = [
+            (k, c, n)
+            for (k, c), n in sorted(kinds.items())
+            if (k in FIX_KINDS[args.lane]) == (members is not None)
+        ]
         print(f"{group} divergences (programs): {sum(n for *_, n in rows)}")
         for k, c, n in rows:
             print(f"  {k:<28} {n:4d}  {('control: ' + c) if c else ''}")

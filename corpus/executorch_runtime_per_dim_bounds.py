@@ -25,4 +25,5 @@ DIMS = {"x": {0: (2, 8), 1: (2, 8)}}
 EXPECT = ("exir.unchecked-contract",)
 # Any program with a bounded dynamic dim shows this: do not file each one anew.
 MATCHES = ("exir.unchecked-contract@contract",)
-UPSTREAM = "https://github.com/pytorch/executorch/issues/20066"  # .pte does not keep dynamic input shape constraints
+# .pte does not keep dynamic input shape constraints:
+UPSTREAM = "https://github.com/pytorch/executorch/issues/20066"

@@ -1,4 +1,5 @@
-"""Known upstream bug (Thunder 0.2.6, any cache): an input and a smaller view of it cannot be jitted.
+"""Known upstream bug (Thunder 0.2.6, any cache): an input and a smaller view of it cannot
+be jitted.
 
 Call[1] passes `a` (4, 3) and `b = a[:2]` (2, 3), which share storage, to a program with
 an in-place op. Thunder's alias handling replaces `b` by `prims.reshape(a, b.shape)`,
@@ -32,5 +33,6 @@ def calls():
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2760"
-# What stock Thunder 0.2.6 shows (fixes off); used to recognise the cache bug when fuzzing finds it again.
+# What stock Thunder 0.2.6 shows (fixes off); used to recognise the cache bug when fuzzing
+# finds it again.
 FOUND = ("thunder.wrong-result@call",)

@@ -9,6 +9,8 @@ pytest. Each fix lives in its own module and registers a `Fix` describing the up
 bug, the versions it covers and how it is installed.
 """
 
+import fixes.executorch_specprop  # noqa: F401
+import fixes.thunder_symbolic_cache  # noqa: F401
 from fixes._registry import (  # noqa: F401
     ENV_VAR,
     Fix,
@@ -21,6 +23,3 @@ from fixes._registry import (  # noqa: F401
     parse_switch,
     register,
 )
-
-import fixes.executorch_specprop  # noqa: F401
-import fixes.thunder_symbolic_cache  # noqa: F401

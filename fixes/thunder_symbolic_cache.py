@@ -278,7 +278,9 @@ def _leaves(node, out: dict, seen: set) -> bool:
         return True
     if isinstance(node, _Unknown):
         return False
-    children = node.args if isinstance(node, _Op) else node.deps if isinstance(node, _Opaque) else ()
+    children = (
+        node.args if isinstance(node, _Op) else node.deps if isinstance(node, _Opaque) else ()
+    )
     ok = True
     for c in children:
         ok = _leaves(c, out, seen) and ok
@@ -497,7 +499,8 @@ class _Recorder:
         if not checks and not typed and not inputs_alias:
             return None
         constraint, self.alias_window = _compile_check(
-            checks, typed, memo, all_leaves if inputs_alias else None)
+            checks, typed, memo, all_leaves if inputs_alias else None
+        )
         return constraint
 
     def _checks(self, decisions, all_leaves, memo) -> list:
@@ -650,7 +653,11 @@ def _generate(checks, typed, memo, order, fn_name):
     decision, and the readable form of each check."""
     index = {name: i for i, name in enumerate(order)}
 
-    ns: dict[str, Any] = {"_Changed": SymbolicDecisionChanged, "_same": _same, "_index": operator.index}
+    ns: dict[str, Any] = {
+        "_Changed": SymbolicDecisionChanged,
+        "_same": _same,
+        "_index": operator.index,
+    }
     names_of: dict[int, str] = {}  # id(constant or function) -> its name in `ns`
 
     def obj(v) -> str:
@@ -692,7 +699,11 @@ def _generate(checks, typed, memo, order, fn_name):
         body.append(f"        raise _Changed({_describe_error(text, order)!r})")
 
     body.append("    return None")
-    src = f"def {fn_name}({', '.join(f'L{i}' for i in range(len(order)))}):\n" + "\n".join(body) + "\n"
+    src = (
+        f"def {fn_name}({', '.join(f'L{i}' for i in range(len(order)))}):\n"
+        + "\n".join(body)
+        + "\n"
+    )
     exec(compile(src, f"<{FIX_NAME}>", "exec"), ns)
     fn = ns[fn_name]
     fn.__source__ = src  # for debugging: the generated check
@@ -850,11 +861,17 @@ def _install() -> None:
         from thunder.core.options import CACHE_OPTIONS
         from thunder.core.symbol import Symbol
 
-        NumberProxy, IntegerProxy, TensorProxy = proxies.NumberProxy, proxies.IntegerProxy, proxies.TensorProxy
+        NumberProxy, IntegerProxy, TensorProxy = (
+            proxies.NumberProxy,
+            proxies.IntegerProxy,
+            proxies.TensorProxy,
+        )
 
         # Collected before anything is patched: the original method code objects.
         _BENIGN_CODES.update(_benign_code_objects(proxies, prims, tutils, NumberProxy))
-        _PASS_THROUGH_CODES.update(_codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value))
+        _PASS_THROUGH_CODES.update(
+            _codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value)
+        )
 
         # The wrappers below may themselves be run by Thunder's interpreter (it interprets
         # `NumberProxy.__bool__`, the operator helpers, ... when user code calls them). They
@@ -866,7 +883,11 @@ def _install() -> None:
 
         # The wrappers reach them through closure cells, not module globals: an interpreted
         # LOAD_GLOBAL in this module costs the interpreter milliseconds.
-        record_observation, record_unary, record_binary = _record_observation, _record_unary, _record_binary
+        record_observation, record_unary, record_binary = (
+            _record_observation,
+            _record_unary,
+            _record_binary,
+        )
 
         # 1. Conversions: the value Python observes.
         def observing(kind, original):
@@ -992,7 +1013,11 @@ def _install() -> None:
         general_jit = jit_ext.thunder_general_jit
         propagate = jit_ext.propagate_constraints
         unpack_inputs = jit_ext.unpack_inputs
-        _originals.update(thunder_general_jit=general_jit, propagate_constraints=propagate, unpack_inputs=unpack_inputs)
+        _originals.update(
+            thunder_general_jit=general_jit,
+            propagate_constraints=propagate,
+            unpack_inputs=unpack_inputs,
+        )
 
         @functools.wraps(general_jit)
         def thunder_general_jit(fn, args, kwargs, /, **options):
@@ -1019,7 +1044,9 @@ def _install() -> None:
             return propagate(ctx, inputs, intermediates, computation_trace)
 
         @functools.wraps(unpack_inputs)
-        def unpack_inputs_with_decisions(ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs):
+        def unpack_inputs_with_decisions(
+            ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs
+        ):
             rec = getattr(_local, "recorder", None)
             if rec is not None:
                 rec.recording = False
@@ -1031,7 +1058,9 @@ def _install() -> None:
                     # original unpacks every Proxy argument, then calls constraint[0](*args)
                     # inside the prologue trace context.
                     ctx._constraints.append(constraint)
-            return unpack_inputs(ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs)
+            return unpack_inputs(
+                ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs
+            )
 
         # 9. Thunder's input-alias handling (see the module docstring). When inputs of
         #    the call share storage, `insert_alias_updates` (run on the finished trace, before the

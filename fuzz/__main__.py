@@ -43,13 +43,25 @@ def _positive(value: str) -> float:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--fixes", default=None,
-                   help='"on" (every fix), "off", or fix names a,b (default: $FUZZ_FIXES, else on)')
-    p.add_argument("--lanes", type=_csv, default=("thunder", "exir"),
-                   help="comma-separated lanes (default thunder,exir)")
-    p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
-                   help="import MODULE in every process that runs cases, after the fixes "
-                        "(e.g. tests.crash_ops, which swaps in a crashing test lane)")
+    p.add_argument(
+        "--fixes",
+        default=None,
+        help='"on" (every fix), "off", or fix names a,b (default: $FUZZ_FIXES, else on)',
+    )
+    p.add_argument(
+        "--lanes",
+        type=_csv,
+        default=("thunder", "exir"),
+        help="comma-separated lanes (default thunder,exir)",
+    )
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE in every process that runs cases, after the fixes "
+        "(e.g. tests.crash_ops, which swaps in a crashing test lane)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,41 +71,93 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="run case files and report pass/divergence per lane/device")
     r.add_argument("paths", nargs="+", help="case files or directories of case files")
     _common(r)
-    r.add_argument("--devices", type=_csv, default=None,
-                   help="comma-separated devices (default: cpu, and cuda when present)")
-    r.add_argument("--json", metavar="FILE|-", default=None,
-                   help="also write the results as JSON to FILE (- for stdout)")
+    r.add_argument(
+        "--devices",
+        type=_csv,
+        default=None,
+        help="comma-separated devices (default: cpu, and cuda when present)",
+    )
+    r.add_argument(
+        "--json",
+        metavar="FILE|-",
+        default=None,
+        help="also write the results as JSON to FILE (- for stdout)",
+    )
     r.add_argument("--seed", type=int, default=0, help="seed for calls() (default 0)")
-    r.add_argument("--isolate", action="store_true",
-                   help="run each case/lane/device in its own process: crashes and hangs "
-                        "become <lane>.crash divergences instead of ending the replay")
-    r.add_argument("--timeout", type=_positive, default=120.0, metavar="SECONDS",
-                   help="with --isolate: a program running longer is a hang (default 120)")
+    r.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run each case/lane/device in its own process: crashes and hangs "
+        "become <lane>.crash divergences instead of ending the replay",
+    )
+    r.add_argument(
+        "--timeout",
+        type=_positive,
+        default=120.0,
+        metavar="SECONDS",
+        help="with --isolate: a program running longer is a hang (default 120)",
+    )
 
     n = sub.add_parser("nightly", help="time-boxed fuzz campaign with crash isolation")
     _common(n)
-    n.add_argument("--budget", type=_positive, default=120.0, metavar="SECONDS",
-                   help="wall-clock budget for exploring (default 120); shrinking and the "
-                        "report take a little longer")
+    n.add_argument(
+        "--budget",
+        type=_positive,
+        default=120.0,
+        metavar="SECONDS",
+        help="wall-clock budget for exploring (default 120); shrinking and the "
+        "report take a little longer",
+    )
     n.add_argument("--devices", type=_csv, default=("cpu",), help="comma-separated (default cpu)")
     n.add_argument("--workers", type=_workers, default="auto", help="auto or N worker processes")
-    n.add_argument("--hypothesis-seed", type=int, default=None,
-                   help="seed of the whole campaign (default: random, printed in the report)")
+    n.add_argument(
+        "--hypothesis-seed",
+        type=int,
+        default=None,
+        help="seed of the whole campaign (default: random, printed in the report)",
+    )
     n.add_argument("--out", default="fuzz-out", help="output folder (default fuzz-out/)")
-    n.add_argument("--into", default=None, metavar="DIR",
-                   help="write new cases into DIR (e.g. corpus/) instead of OUT/cases/")
-    n.add_argument("--corpus", action="append", default=None, metavar="DIR",
-                   help="corpus folder(s) that define known findings (default corpus/)")
-    n.add_argument("--max-examples", type=int, default=None,
-                   help="stop after N explored programs in all (split over workers)")
-    n.add_argument("--database", default=None, metavar="DIR|none",
-                   help="Hypothesis example database (default OUT/hypothesis-db; none: off)")
-    n.add_argument("--example-timeout", type=_positive, default=120.0, metavar="SECONDS",
-                   help="a program running longer is a hang: the worker is killed and "
-                        "replaced, and the program recorded as <lane>.crash (default 120)")
-    n.add_argument("--shrink-budget", type=_positive, default=None, metavar="SECONDS",
-                   help="time one worker may spend shrinking one finding "
-                        "(default: a quarter of the budget, at least 20 s)")
+    n.add_argument(
+        "--into",
+        default=None,
+        metavar="DIR",
+        help="write new cases into DIR (e.g. corpus/) instead of OUT/cases/",
+    )
+    n.add_argument(
+        "--corpus",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="corpus folder(s) that define known findings (default corpus/)",
+    )
+    n.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        help="stop after N explored programs in all (split over workers)",
+    )
+    n.add_argument(
+        "--database",
+        default=None,
+        metavar="DIR|none",
+        help="Hypothesis example database (default OUT/hypothesis-db; none: off)",
+    )
+    n.add_argument(
+        "--example-timeout",
+        type=_positive,
+        default=120.0,
+        metavar="SECONDS",
+        help="a program running longer is a hang: the worker is killed and "
+        "replaced, and the program recorded as <lane>.crash (default 120)",
+    )
+    n.add_argument(
+        "--shrink-budget",
+        type=_positive,
+        default=None,
+        metavar="SECONDS",
+        help="time one worker may spend shrinking one finding "
+        "(default: a quarter of the budget, at least 20 s)",
+    )
     n.add_argument("--max-ops", type=int, default=8, help="ops per generated program (default 8)")
     n.add_argument("--max-calls", type=int, default=6, help="calls per case (default 6)")
     n.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -100,7 +100,9 @@ def _layouts(program: Program, pick: Picker) -> tuple[str, ...]:
     return tuple(layouts)
 
 
-def plan_sequence(program: Program, genes: list[tuple[int, ...]], modes: list[str]) -> list[CallPlan]:
+def plan_sequence(
+    program: Program, genes: list[tuple[int, ...]], modes: list[str]
+) -> list[CallPlan]:
     """One call per gene; `modes[k-1]` says how call k relates to call k-1."""
     pick = Picker(genes[0])
     state = _draw_state(program, pick)

@@ -31,7 +31,6 @@ import torch
 
 from fuzz.tensors import copy_args
 
-
 _counter = itertools.count()
 
 

@@ -181,7 +181,7 @@ class CorpusIndex:
     matches: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
-    def of(cls, corpora: Iterable[DirectoryCorpus | ReadOnlyCorpus]) -> "CorpusIndex":
+    def of(cls, corpora: Iterable[DirectoryCorpus | ReadOnlyCorpus]) -> CorpusIndex:
         index = cls()
         for corpus in corpora:
             for name in corpus.keys():

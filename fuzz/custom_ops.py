@@ -33,7 +33,8 @@ _SCHEMAS = {
     # Two outputs: the positive entries and the non-positive ones, each of unbacked size.
     "split_sign": [
         "split_sign(Tensor x) -> (Tensor, Tensor)",
-        "split_sign.out(Tensor x, *, Tensor(a!) pos, Tensor(b!) nonpos) -> (Tensor(a!), Tensor(b!))",
+        "split_sign.out(Tensor x, *, Tensor(a!) pos, Tensor(b!) nonpos)"
+        " -> (Tensor(a!), Tensor(b!))",
     ],
 }
 for _defs in _SCHEMAS.values():

@@ -12,18 +12,34 @@ from typing import Any
 KINDS: dict[str, str] = {
     # Thunder lane (thunder.jit with cache="symbolic values", and the default cache as control)
     "thunder.wrong-result": "a call's outputs, dtypes, shapes or exception differ from eager",
-    "thunder.unsound-hit": "a cache hit ran a cached trace that differs from a fresh trace of the same call",
-    "thunder.aliasing": "outputs alias inputs or each other differently from eager, or input mutations differ",
+    "thunder.unsound-hit": (
+        "a cache hit ran a cached trace that differs from a fresh trace of the same call"
+    ),
+    "thunder.aliasing": (
+        "outputs alias inputs or each other differently from eager, or input mutations differ"
+    ),
     "thunder.crash": "thunder raised (or its process died) where eager did not",
     # EXIR lane (torch.export -> to_edge -> to_executorch -> runtime)
-    "exir.spec-meta": "a TensorSpec's shape is not the shape in its node's meta['val'] after SpecPropPass",
+    "exir.spec-meta": (
+        "a TensorSpec's shape is not the shape in its node's meta['val'] after SpecPropPass"
+    ),
     "exir.under-allocation": "a planned buffer is smaller than what eager produced for that tensor",
-    "exir.bound-loss": "a planned upper bound is unbounded or far above the bound the program declares",
+    "exir.bound-loss": (
+        "a planned upper bound is unbounded or far above the bound the program declares"
+    ),
     "exir.overlap": "two tensors with overlapping lifetimes share bytes in the memory plan",
-    "exir.aliasing": "EXIR's alias classes disagree with eager storage sharing in a way functionalization does not allow",
+    "exir.aliasing": (
+        "EXIR's alias classes disagree with eager storage sharing in a way "
+        "functionalization does not allow"
+    ),
     "exir.runtime-result": "the ExecuTorch runtime's outputs differ from eager",
-    "exir.pipeline-variance": "re-running SpecPropPass where ExecuTorch passes may changes the memory plan",
-    "exir.unchecked-contract": "the runtime accepted an input outside the exported contract (range_constraints or export guards)",
+    "exir.pipeline-variance": (
+        "re-running SpecPropPass where ExecuTorch passes may changes the memory plan"
+    ),
+    "exir.unchecked-contract": (
+        "the runtime accepted an input outside the exported contract "
+        "(range_constraints or export guards)"
+    ),
     "exir.crash": "the EXIR pipeline or runtime raised (or died) where eager did not",
 }
 
@@ -48,7 +64,9 @@ class Divergence:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"unknown divergence kind {self.kind!r}; add it to fuzz.divergence.KINDS")
+            raise ValueError(
+                f"unknown divergence kind {self.kind!r}; add it to fuzz.divergence.KINDS"
+            )
 
     @property
     def lane(self) -> str:

@@ -40,9 +40,13 @@ def _signature(report: LaneReport) -> set[tuple[str, str]]:
     return {(d.kind, d.stage) for d in report.divergences}
 
 
-def run_case(case: Case, lanes: Sequence[str] = DEFAULT_LANES,
-             devices: Sequence[str] | None = None, seed: int = 0,
-             confirm: bool = True) -> CaseResult:
+def run_case(
+    case: Case,
+    lanes: Sequence[str] = DEFAULT_LANES,
+    devices: Sequence[str] | None = None,
+    seed: int = 0,
+    confirm: bool = True,
+) -> CaseResult:
     """Run `case` on every (lane, device) it allows. With `confirm`, a lane that diverged
     is run again from scratch and only divergences seen both times are reported."""
     reports, flaky = [], []
@@ -70,8 +74,11 @@ def run_case(case: Case, lanes: Sequence[str] = DEFAULT_LANES,
                 seen = _signature(again)
                 kept = [d for d in report.divergences if (d.kind, d.stage) in seen]
                 if len(kept) < len(report.divergences):
-                    flaky.append(dataclasses.replace(
-                        report, divergences=[d for d in report.divergences if d not in kept]))
+                    flaky.append(
+                        dataclasses.replace(
+                            report, divergences=[d for d in report.divergences if d not in kept]
+                        )
+                    )
                 report.divergences = kept
             reports.append(report)
     return CaseResult(case, reports, flaky)

@@ -36,17 +36,28 @@ class _Found(Exception):
     pass
 
 
-def explore(lanes: Sequence[str], max_examples: int, devices: Sequence[str] = ("cpu",),
-            seed: int | None = 0, max_ops: int = 8, confirm: bool = True,
-            stop_on_first: bool = True, kinds: Sequence[str] | None = None) -> Exploration:
+def explore(
+    lanes: Sequence[str],
+    max_examples: int,
+    devices: Sequence[str] = ("cpu",),
+    seed: int | None = 0,
+    max_ops: int = 8,
+    confirm: bool = True,
+    stop_on_first: bool = True,
+    kinds: Sequence[str] | None = None,
+) -> Exploration:
     """Run up to `max_examples` generated cases; `seed=None` means random, any int gives
     the same examples every time (seeded, no example database). `found` is the first case
     with a divergence (of one of `kinds`, when given)."""
     out = Exploration()
 
-    @settings(max_examples=max_examples, deadline=None, database=None,
-              phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(cases(lanes=tuple(lanes), max_ops=max_ops))
     def run(generated):
         out.timings["generation"] += time.perf_counter() - started[0]

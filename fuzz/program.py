@@ -81,7 +81,7 @@ def _decode_inputs(genes: Sequence[Sequence[int]], syms: Symbols) -> list[Tensor
             # some dims replaced by 1 or by a broadcast symbol (size-1 flips per call).
             base = pick.pick(types).shape
             shape = []
-            for d in base[len(base) - (1 + pick.index(len(base))):]:
+            for d in base[len(base) - (1 + pick.index(len(base))) :]:
                 choice = pick.index(4)
                 if choice == 1:
                     d = sympy.Integer(1)
@@ -116,5 +116,11 @@ def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Pr
         decisions.extend(built.decisions)
     used = {a for n in nodes for a in n.args}
     sinks = [v for v in range(n_inputs, len(types)) if v not in used] or [len(types) - 1]
-    return Program(tuple(types[:n_inputs]), tuple(nodes), tuple(types),
-                   tuple(sinks[-MAX_OUTPUTS:]), syms, tuple(decisions))
+    return Program(
+        tuple(types[:n_inputs]),
+        tuple(nodes),
+        tuple(types),
+        tuple(sinks[-MAX_OUTPUTS:]),
+        syms,
+        tuple(decisions),
+    )

@@ -34,8 +34,10 @@ def render_program(program: Program) -> str:
 
 
 def _shape(program: Program, i: int, sizes: dict[str, int]) -> tuple[int, ...]:
-    return tuple(int(d.subs({s: sizes[s.name] for s in d.free_symbols}))
-                 for d in program.input_types[i].shape)
+    return tuple(
+        int(d.subs({s: sizes[s.name] for s in d.free_symbols}))
+        for d in program.input_types[i].shape
+    )
 
 
 def render_calls(program: Program, plans: Sequence[CallPlan]) -> str:
@@ -78,16 +80,28 @@ def render_dims(program: Program) -> dict[str, dict[int, tuple[int, int]]]:
     return dims
 
 
-def render_case(program: Program, plans: Sequence[CallPlan], doc: str = "",
-                lanes: Sequence[str] | None = None) -> str:
+def render_case(
+    program: Program, plans: Sequence[CallPlan], doc: str = "", lanes: Sequence[str] | None = None
+) -> str:
     needs_custom = any(n.op.startswith("custom_") for n in program.nodes)
     head = [f'"""{doc or "Generated program."}"""', "", "import torch"]
     if needs_custom:
         head.append("import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)")
-    meta = {"families": sorted(program.families), "decisions": sorted(program.decision_kinds),
-            "ops": [n.op for n in program.nodes]}
+    meta = {
+        "families": sorted(program.families),
+        "decisions": sorted(program.decision_kinds),
+        "ops": [n.op for n in program.nodes],
+    }
     tail = [f"DIMS = {render_dims(program)!r}", f"META = {meta!r}"]
     if lanes:
         tail.insert(0, f"LANES = {tuple(lanes)!r}")
-    return "\n".join(head) + "\n\n\n" + render_program(program) + "\n\n" + render_calls(
-        program, plans) + "\n\n" + "\n".join(tail) + "\n"
+    return (
+        "\n".join(head)
+        + "\n\n\n"
+        + render_program(program)
+        + "\n\n"
+        + render_calls(program, plans)
+        + "\n\n"
+        + "\n".join(tail)
+        + "\n"
+    )

@@ -69,8 +69,7 @@ def classify(case, lane: str, kinds: set[str], fixes_on: bool) -> str:
     return "expected" if fixes_on and expected and kinds == expected else "divergence"
 
 
-def run_lane(case, lane: str, device: str, seed: int = 0,
-             fixes_on: bool | None = None) -> Outcome:
+def run_lane(case, lane: str, device: str, seed: int = 0, fixes_on: bool | None = None) -> Outcome:
     """Run one (case, lane, device) and classify it (never raises for case problems)."""
     from fuzz.campaign.prepare import all_fixes_on, lane_unavailable
     from fuzz.case import CaseError
@@ -78,8 +77,15 @@ def run_lane(case, lane: str, device: str, seed: int = 0,
 
     if fixes_on is None:
         fixes_on = all_fixes_on()
-    out = Outcome(case.name, case.where, lane, device, "pass", expect=list(case.expect),
-                  upstream=case.upstream)
+    out = Outcome(
+        case.name,
+        case.where,
+        lane,
+        device,
+        "pass",
+        expect=list(case.expect),
+        upstream=case.upstream,
+    )
     if not case.runs_on(lane, device):
         out.status, out.reason = "skip", f"the case does not run on {lane}/{device}"
         return out
@@ -112,16 +118,23 @@ def run_lane(case, lane: str, device: str, seed: int = 0,
     out.status = classify(case, lane, report.kinds, fixes_on)
     expected = expected_for(case, lane)
     if out.status == "pass" and expected and fixes_on:
-        out.note = (f"EXPECT lists {sorted(expected)} but {lane} did not diverge: the upstream "
-                    f"bug may be fixed ({case.upstream or 'no UPSTREAM link'}); drop EXPECT")
+        out.note = (
+            f"EXPECT lists {sorted(expected)} but {lane} did not diverge: the upstream "
+            f"bug may be fixed ({case.upstream or 'no UPSTREAM link'}); drop EXPECT"
+        )
     elif out.status == "divergence" and expected:
         out.note = f"kinds {sorted(report.kinds)} differ from EXPECT {sorted(expected)}"
     return out
 
 
-def replay_paths(paths: Sequence[str | Path], lanes: Sequence[str],
-                 devices: Sequence[str], seed: int = 0, progress=None,
-                 isolate: dict | None = None) -> list[Outcome]:
+def replay_paths(
+    paths: Sequence[str | Path],
+    lanes: Sequence[str],
+    devices: Sequence[str],
+    seed: int = 0,
+    progress=None,
+    isolate: dict | None = None,
+) -> list[Outcome]:
     """Replay every case; with `isolate` (switch, plugins, timeout), each (case, lane,
     device) runs in its own process."""
     from fuzz.campaign.prepare import all_fixes_on
@@ -151,8 +164,9 @@ def replay_paths(paths: Sequence[str | Path], lanes: Sequence[str],
     return outcomes
 
 
-def run_lane_isolated(case, lane: str, device: str, seed: int, switch: str,
-                      plugins: Sequence[str], timeout: float) -> Outcome:
+def run_lane_isolated(
+    case, lane: str, device: str, seed: int, switch: str, plugins: Sequence[str], timeout: float
+) -> Outcome:
     """`run_lane` in a fresh process (`--isolate`): a backend that kills its process or
     hangs longer than `timeout` seconds gives a `<lane>.crash` divergence instead of
     taking replay down."""
@@ -160,13 +174,31 @@ def run_lane_isolated(case, lane: str, device: str, seed: int, switch: str,
 
     from fuzz.campaign.nightly import child_env, run_one, signal_name
 
-    out = Outcome(case.name, case.where, lane, device, "pass", expect=list(case.expect),
-                  upstream=case.upstream)
+    out = Outcome(
+        case.name,
+        case.where,
+        lane,
+        device,
+        "pass",
+        expect=list(case.expect),
+        upstream=case.upstream,
+    )
     if not case.runs_on(lane, device):
         out.status, out.reason = "skip", f"the case does not run on {lane}/{device}"
         return out
-    cmd = [_sys.executable, "-m", "fuzz.campaign.worker", "run-one", str(case.path), lane,
-           device, "--fixes", switch, "--seed", str(seed)]
+    cmd = [
+        _sys.executable,
+        "-m",
+        "fuzz.campaign.worker",
+        "run-one",
+        str(case.path),
+        lane,
+        device,
+        "--fixes",
+        switch,
+        "--seed",
+        str(seed),
+    ]
     for p in plugins:
         cmd += ["--plugin", p]
     printed: list[str] = []
@@ -175,13 +207,24 @@ def run_lane_isolated(case, lane: str, device: str, seed: int, switch: str,
     text = "".join(printed)
     for line in text.splitlines():
         if line.startswith("OUTCOME "):
-            data = json.loads(line[len("OUTCOME "):])
+            data = json.loads(line[len("OUTCOME ") :])
             return Outcome(**data)
-    why = (f"no result after {timeout:g} s (hang); the process was killed" if hung else
-           f"the process died ({signal_name(rc)})")
+    why = (
+        f"no result after {timeout:g} s (hang); the process was killed"
+        if hung
+        else f"the process died ({signal_name(rc)})"
+    )
     out.seconds = round(time.perf_counter() - start, 3)
-    out.divergences = [{"kind": f"{lane}.crash", "stage": "process", "details": why,
-                        "device": device, "data": {"returncode": rc}, "lane": lane}]
+    out.divergences = [
+        {
+            "kind": f"{lane}.crash",
+            "stage": "process",
+            "details": why,
+            "device": device,
+            "data": {"returncode": rc},
+            "lane": lane,
+        }
+    ]
     out.status = classify(case, lane, {f"{lane}.crash"}, _all_on())
     return out
 
@@ -235,8 +278,11 @@ def main(args) -> int:
     unknown = [ln for ln in lanes if ln not in known_lanes]
     bad_devices = [d for d in args.devices or () if d not in ("cpu", "cuda")]
     if unknown or bad_devices:
-        print(f"error: unknown lane(s) {unknown} / device(s) {bad_devices}; lanes: "
-              f"{known_lanes}, devices: cpu, cuda", file=sys.stderr)
+        print(
+            f"error: unknown lane(s) {unknown} / device(s) {bad_devices}; lanes: "
+            f"{known_lanes}, devices: cpu, cuda",
+            file=sys.stderr,
+        )
         return 2
     try:
         fixes.parse_switch(switch)
@@ -247,27 +293,41 @@ def main(args) -> int:
     versions = fixes.package_versions()
     to_json = args.json is not None
     stream = sys.stderr if args.json == "-" else sys.stdout
-    print(f"fixes: {switch} -> {', '.join(f'{k} ({v})' for k, v in active.items()) or 'none'}",
-          file=stream)
+    print(
+        f"fixes: {switch} -> {', '.join(f'{k} ({v})' for k, v in active.items()) or 'none'}",
+        file=stream,
+    )
     devices = args.devices or default_devices()
+
     def progress(o: Outcome) -> None:
         # Lanes a case excludes itself (LANES/DEVICES) are left out of the text (not the JSON).
         if not (o.status == "skip" and o.reason.startswith("the case does not run")):
             print(format_outcome(o), file=stream, flush=True)
 
-    isolate = {"switch": switch, "plugins": list(args.plugin or ()),
-               "timeout": args.timeout} if args.isolate else None
-    outcomes = replay_paths(args.paths, lanes, devices, args.seed, progress=progress,
-                            isolate=isolate)
+    isolate = (
+        {"switch": switch, "plugins": list(args.plugin or ()), "timeout": args.timeout}
+        if args.isolate
+        else None
+    )
+    outcomes = replay_paths(
+        args.paths, lanes, devices, args.seed, progress=progress, isolate=isolate
+    )
     code = exit_status(outcomes)
     counts = Counter(o.status for o in outcomes)
-    print("summary: " + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s])
-          + f" -> exit {code}", file=stream)
+    print(
+        "summary: "
+        + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s])
+        + f" -> exit {code}",
+        file=stream,
+    )
     if to_json:
         doc = {
             "command": "replay",
-            "fixes": {"switch": switch, "active": active,
-                      "all_on": set(fixes.all_fixes()) <= set(active)},
+            "fixes": {
+                "switch": switch,
+                "active": active,
+                "all_on": set(fixes.all_fixes()) <= set(active),
+            },
             "versions": versions,
             "lanes": list(lanes),
             "devices": list(devices),

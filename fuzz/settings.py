@@ -14,8 +14,9 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                     HealthCheck.data_too_large])
+_COMMON = dict(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 settings.register_profile("dev", max_examples=20, **_COMMON)
 settings.register_profile("ci", max_examples=60, derandomize=True, print_blob=True, **_COMMON)

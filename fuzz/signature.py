@@ -80,9 +80,13 @@ def parse_found(entry: str) -> tuple[str, str]:
 
 # -- normalization -------------------------------------------------------------------
 
+
 def _is_docstring(node: ast.stmt) -> bool:
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str))
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
 
 
 def _strip_docstrings(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -139,11 +143,14 @@ def _inline_temporaries(body: list[ast.stmt]) -> list[ast.stmt]:
         changed = False
         for i in range(len(body) - 1):
             node, nxt = body[i], body[i + 1]
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                    and isinstance(node.targets[0], ast.Name)):
+            if not (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 continue
             name = node.targets[0].id
-            rest = body[i + 1:]
+            rest = body[i + 1 :]
             if _load_counts(rest).get(name, 0) != 1 or _load_counts([nxt]).get(name, 0) != 1:
                 continue
             if any(name in _assigned_names(n) for n in rest):
@@ -160,8 +167,12 @@ def _inline_temporaries(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def _unwrap_single_returns(tree: ast.AST) -> None:
     for node in ast.walk(tree):
-        if isinstance(node, ast.Return) and isinstance(node.value, (ast.Tuple, ast.List)) \
-                and len(node.value.elts) == 1 and not isinstance(node.value.elts[0], ast.Starred):
+        if (
+            isinstance(node, ast.Return)
+            and isinstance(node.value, (ast.Tuple, ast.List))
+            and len(node.value.elts) == 1
+            and not isinstance(node.value.elts[0], ast.Starred)
+        ):
             node.value = node.value.elts[0]
 
 
@@ -182,15 +193,22 @@ class _Rename(ast.NodeTransformer):
         return mapping[name]
 
     def visit_FunctionDef(self, node):
-        stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-                  and isinstance(n.ctx, (ast.Store, ast.Del))}
+        stored = {
+            n.id
+            for n in ast.walk(node)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+        }
         outer = self.scopes[-1][2] if self.scopes else None
         # Nested functions continue the enclosing counters, so names never collide.
         self.scopes.append(({}, stored, outer if outer is not None else [0, 0]))
         args = node.args
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
-        for a in args.posonlyargs + args.args + args.kwonlyargs + \
-                [x for x in (args.vararg, args.kwarg) if x]:
+        for a in (
+            args.posonlyargs
+            + args.args
+            + args.kwonlyargs
+            + [x for x in (args.vararg, args.kwarg) if x]
+        ):
             a.arg = self._new(a.arg, "a")
             a.annotation = None
         node.returns = None
@@ -236,10 +254,12 @@ def normalize_source(source: str) -> str:
 
 # -- signatures of a case file without running it --------------------------------------
 
+
 def _literal(tree: ast.Module, name: str):
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
             try:
                 return ast.literal_eval(node.value)
             except ValueError:

@@ -27,12 +27,16 @@ genes = st.lists(st.integers(0, 255), min_size=1, max_size=6).map(tuple)
 
 
 def genomes(max_inputs: int = 3, max_ops: int = 8) -> st.SearchStrategy[Genome]:
-    return st.builds(Genome, st.lists(genes, min_size=1, max_size=max_inputs).map(tuple),
-                     st.lists(genes, min_size=1, max_size=max_ops).map(tuple))
+    return st.builds(
+        Genome,
+        st.lists(genes, min_size=1, max_size=max_inputs).map(tuple),
+        st.lists(genes, min_size=1, max_size=max_ops).map(tuple),
+    )
 
 
-def programs(lanes: Sequence[str] = ("thunder", "exir"), max_inputs: int = 3,
-             max_ops: int = 8) -> st.SearchStrategy[Program]:
+def programs(
+    lanes: Sequence[str] = ("thunder", "exir"), max_inputs: int = 3, max_ops: int = 8
+) -> st.SearchStrategy[Program]:
     """Programs every one of `lanes` supports (Thunder cannot trace data-dependent ops)."""
     ops = op_catalogue.for_lanes(lanes)
     return genomes(max_inputs, max_ops).map(lambda g: decode(g, ops))
@@ -53,16 +57,18 @@ class GeneratedCase:
     case: Case
 
 
-def make_case(program: Program, plans: list[CallPlan], lanes: Sequence[str] | None = None,
-              doc: str = "") -> GeneratedCase:
+def make_case(
+    program: Program, plans: list[CallPlan], lanes: Sequence[str] | None = None, doc: str = ""
+) -> GeneratedCase:
     source = render_case(program, plans, doc=doc, lanes=lanes)
     name = "gen_" + hashlib.sha1(source.encode()).hexdigest()[:12]
     return GeneratedCase(program, plans, source, case_from_source(source, name))
 
 
 @st.composite
-def cases(draw, lanes: Sequence[str] = ("thunder", "exir"), max_ops: int = 8,
-          max_calls: int = 6) -> GeneratedCase:
+def cases(
+    draw, lanes: Sequence[str] = ("thunder", "exir"), max_ops: int = 8, max_calls: int = 6
+) -> GeneratedCase:
     program = draw(programs(lanes, max_ops=max_ops))
     plans = draw(call_plans(program, max_calls=max_calls))
     return make_case(program, plans, lanes)

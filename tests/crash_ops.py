@@ -77,14 +77,18 @@ class CrashTestLane:
         start = time.perf_counter()
         for i, (args, expected) in enumerate(zip(calls, reference)):
             record = observe_call(case.program, copy_args(args))
-            report.divergences += compare_results("thunder", expected, record, f"call[{i}]",
-                                                  device)
+            report.divergences += compare_results("thunder", expected, record, f"call[{i}]", device)
             report.counters["misses" if i == 0 else "hits"] += 1
         report.timings["jit+calls"] += time.perf_counter() - start
         if "diverge" in active and "torch.sin(" in case.source:
-            report.divergences.append(Divergence(
-                "thunder.wrong-result", "call[0]", "test lane: programs using torch.sin diverge",
-                device))
+            report.divergences.append(
+                Divergence(
+                    "thunder.wrong-result",
+                    "call[0]",
+                    "test lane: programs using torch.sin diverge",
+                    device,
+                )
+            )
         return report
 
 

@@ -18,8 +18,14 @@ def run_python(code: str, fixes: str = "off", timeout: int = 600) -> dict:
     process."""
     prelude = f"import fixes; fixes.apply({fixes!r})\n"
     env = os.environ | {"PYTHONPATH": str(ROOT), "FUZZ_FIXES": fixes}
-    proc = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if proc.returncode != 0:
         raise AssertionError(f"subprocess failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])

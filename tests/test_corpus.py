@@ -45,6 +45,7 @@ META = {'families': ['broadcast'], 'decisions': [], 'ops': ['add']}
 
 # -- storage ---------------------------------------------------------------------------
 
+
 def test_save_fetch_keys_delete(tmp_path):
     corpus = DirectoryCorpus(tmp_path / "c")
     assert corpus.keys() == []
@@ -62,14 +63,20 @@ def test_saving_twice_under_one_name_keeps_both(tmp_path):
     first = corpus.save("thunder_unsound_hit", "FIRST = 1\n")
     second = corpus.save("thunder_unsound_hit", "SECOND = 2\n")
     third = corpus.save("thunder_unsound_hit", "THIRD = 3\n")
-    assert (first, second, third) == ("thunder_unsound_hit", "thunder_unsound_hit_2",
-                                      "thunder_unsound_hit_3")
+    assert (first, second, third) == (
+        "thunder_unsound_hit",
+        "thunder_unsound_hit_2",
+        "thunder_unsound_hit_3",
+    )
     assert corpus.fetch(first) == "FIRST = 1\n"
     assert corpus.fetch(second) == "SECOND = 2\n"
     assert corpus.fetch(third) == "THIRD = 3\n"
     # No temporary files are left behind, and they would not count as cases anyway.
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "thunder_unsound_hit.py", "thunder_unsound_hit_2.py", "thunder_unsound_hit_3.py"]
+        "thunder_unsound_hit.py",
+        "thunder_unsound_hit_2.py",
+        "thunder_unsound_hit_3.py",
+    ]
 
 
 def test_never_overwrites_a_file_written_by_someone_else(tmp_path):
@@ -131,6 +138,7 @@ def test_read_only_wrapper(tmp_path):
 
 # -- signatures ------------------------------------------------------------------------
 
+
 def test_same_program_found_twice_has_the_same_signature():
     other = GENERATED_ADD.replace('"""Generated program."""', '"""Another docstring."""')
     other = other.replace("torch.randn(2, 2)", "torch.randn(5, 3)")  # other calls
@@ -145,22 +153,29 @@ def test_same_program_found_twice_has_the_same_signature():
 def test_signature_tells_programs_kinds_and_stages_apart():
     base = signature("thunder.unsound-hit", "call[1]", GENERATED_ADD)
     assert signature("thunder.wrong-result", "call[1]", GENERATED_ADD) != base
-    assert signature("thunder.unsound-hit", "call[1]",
-                     GENERATED_ADD.replace("x0 + x1", "x0 * x1")) != base
-    assert signature("thunder.unsound-hit", "call[1]",
-                     GENERATED_ADD.replace("x0 + x1", "x1 + x0")) != base
+    assert (
+        signature("thunder.unsound-hit", "call[1]", GENERATED_ADD.replace("x0 + x1", "x0 * x1"))
+        != base
+    )
+    assert (
+        signature("thunder.unsound-hit", "call[1]", GENERATED_ADD.replace("x0 + x1", "x1 + x0"))
+        != base
+    )
     assert stage_kind("to_executorch") == "to_executorch"
     assert stage_kind("pipeline-variance[repeat]") == "pipeline-variance"
 
 
 def test_generated_and_hand_written_forms_normalize_alike():
     seed = (CORPUS / "thunder_symbolic_cache_broadcast.py").read_text()
-    assert normalize_source(seed) == normalize_source(GENERATED_ADD) == \
-        "def program(a0, a1):\n    return a0 + a1"
+    assert (
+        normalize_source(seed)
+        == normalize_source(GENERATED_ADD)
+        == "def program(a0, a1):\n    return a0 + a1"
+    )
 
 
 def test_normalization_keeps_branches_and_renames_consistently():
-    src = '''
+    src = """
 import torch
 def program(x0, x1):
     v2 = torch.sin(x0)
@@ -170,7 +185,7 @@ def program(x0, x1):
         v3 = v2 * v2
     v4 = v3.mul_(1.5)
     return (v4, x1)
-'''
+"""
     norm = normalize_source(src)
     assert "if t0.shape[0] % 2 == 0:" in norm and "t1 = -t0" in norm
     assert "x0" not in norm and "v2" not in norm
@@ -202,9 +217,12 @@ def test_corpus_index_known_by_signature_or_by_expect_for_the_same_program():
 
 # -- case files ------------------------------------------------------------------------
 
+
 def test_corpus_index_knows_any_program_covered_by_a_matches_pattern():
     index = CorpusIndex()
-    index.add("corpus/per_dim.py", '''
+    index.add(
+        "corpus/per_dim.py",
+        """
 import torch
 def program(x):
     return (x * 2,)
@@ -212,20 +230,28 @@ def calls():
     return [(torch.randn(3),)]
 EXPECT = ("exir.unchecked-contract",)
 MATCHES = ("exir.unchecked-contract@contract",)
-''')
+""",
+    )
     other = "def program(a, b):\n    return (a - b,)\n"
-    assert index.known(signature("exir.unchecked-contract", "contract[upper]", other)) == \
-        "corpus/per_dim.py"
-    assert index.known(signature("exir.unchecked-contract", "contract[guard]", other)) == \
-        "corpus/per_dim.py"
+    assert (
+        index.known(signature("exir.unchecked-contract", "contract[upper]", other))
+        == "corpus/per_dim.py"
+    )
+    assert (
+        index.known(signature("exir.unchecked-contract", "contract[guard]", other))
+        == "corpus/per_dim.py"
+    )
     assert index.known(signature("exir.runtime-result", "call[0]", other)) is None
     assert index.known(signature("exir.crash", "contract[upper]", other)) is None
 
 
 def test_seeded_corpus_cases_load_and_say_what_they_are():
     names = {p.stem for p in CORPUS.glob("*.py")}
-    assert {"thunder_symbolic_cache_broadcast", "thunder_symbolic_cache_shape_branch",
-            "executorch_specprop_unbacked_bound"} <= names
+    assert {
+        "thunder_symbolic_cache_broadcast",
+        "thunder_symbolic_cache_shape_branch",
+        "executorch_specprop_unbacked_bound",
+    } <= names
     for path in sorted(CORPUS.glob("*.py")):
         case = load_case(path)
         assert len(case.doc) > 200, f"{path}: the docstring must say what diverges and why"
@@ -241,14 +267,31 @@ def test_seeded_corpus_cases_load_and_say_what_they_are():
 
 def test_rendered_finding_is_a_loadable_case_with_its_signatures():
     divergences = [
-        {"kind": "thunder.unsound-hit", "stage": "call[1]", "device": "cpu",
-         "details": 'cache hit ran """another""" trace \\ here', "data": {"control": "agrees"}},
-        {"kind": "thunder.wrong-result", "stage": "call[1]", "device": "cpu",
-         "details": "output 0: shape (2, 8), expected (2, 2)", "data": {}},
+        {
+            "kind": "thunder.unsound-hit",
+            "stage": "call[1]",
+            "device": "cpu",
+            "details": 'cache hit ran """another""" trace \\ here',
+            "data": {"control": "agrees"},
+        },
+        {
+            "kind": "thunder.wrong-result",
+            "stage": "call[1]",
+            "device": "cpu",
+            "details": "output 0: shape (2, 8), expected (2, 2)",
+            "data": {},
+        },
     ]
-    text = render_finding(GENERATED_ADD, divergences, how="Found by a test.",
-                          fixes={}, versions={"torch": "2.13.0"}, shrunk="yes",
-                          signatures=["abc"], switch="off")
+    text = render_finding(
+        GENERATED_ADD,
+        divergences,
+        how="Found by a test.",
+        fixes={},
+        versions={"torch": "2.13.0"},
+        shrunk="yes",
+        signatures=["abc"],
+        switch="off",
+    )
     case = case_from_source(text, "found")
     assert case.doc.startswith("thunder.unsound-hit at call[1] on cpu")
     assert "Generated program." not in text and "Fixes active: none." in case.doc
@@ -257,8 +300,9 @@ def test_rendered_finding_is_a_loadable_case_with_its_signatures():
     sigs = signatures_of_source(text)
     assert signature("thunder.wrong-result", "call[1]", GENERATED_ADD) in sigs
     # Rendering again replaces the docstring and FOUND, it does not stack them.
-    again = render_finding(text, divergences[:1], how="x", fixes={}, versions={},
-                           shrunk="yes", signatures=[])
+    again = render_finding(
+        text, divergences[:1], how="x", fixes={}, versions={}, shrunk="yes", signatures=[]
+    )
     assert again.count('"""') == 2 and again.count("FOUND = ") == 1
     assert replace_docstring("X = 1\n", "doc").startswith('"""doc\n"""')
 
@@ -274,15 +318,36 @@ def test_pytest_collects_corpus_cases_one_item_per_lane_and_device(tmp_path):
     (corpus / "bad.py").write_text("def program(x)\n    return x\n")
     (corpus / "good.py").write_text(
         '"""A good case."""\nimport torch\n\ndef program(x):\n    return x * 2\n\n'
-        "def calls():\n    return [(torch.randn(2, 3),)]\n\nLANES = ('thunder',)\n")
+        "def calls():\n    return [(torch.randn(2, 3),)]\n\nLANES = ('thunder',)\n"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT), FUZZ_TEST_LANE="")
     env.pop("FUZZ_FIXES", None)
     # The repository's conftest as a plugin, and the fast test lane standing in for Thunder.
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "tests.crash_ops",
-         str(corpus), "-q", "-rA", "--fixes", "off", "-p", "no:cacheprovider",
-         "-W", "ignore::pytest.PytestUnknownMarkWarning"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "conftest",
+            "-p",
+            "tests.crash_ops",
+            str(corpus),
+            "-q",
+            "-rA",
+            "--fixes",
+            "off",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "ignore::pytest.PytestUnknownMarkWarning",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = proc.stdout
     assert proc.returncode == 1, out[-3000:]
     assert "PASSED" in out and "good.py::thunder[cpu]" in out

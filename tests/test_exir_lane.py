@@ -3,9 +3,8 @@ to_executorch -> the pip runtime, on the stock executorch 1.5.1 stack."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -105,7 +104,9 @@ def test_custom_ops_are_checked_statically_and_plan_their_bound():
     head = next(r for a, r in rows.items() if a.startswith("positive_head"))
     assert head["planned"] == head["needed"] == 10
     split = [r for a, r in rows.items() if a.startswith("split_sign")]
-    assert split and all(r["planned"] == r["needed"] == 8 * 6 for r in split)  # u <= numel, s in [4, 6]
+    assert split and all(
+        r["planned"] == r["needed"] == 8 * 6 for r in split
+    )  # u <= numel, s in [4, 6]
     assert report.counters["tensors-checked"] > 0
 
 
@@ -155,7 +156,10 @@ def calls():
 """)
     upper = [d for d in report.divergences if d.stage == "contract[upper]"]
     assert {d.kind for d in report.divergences} == {"exir.unchecked-contract"} and upper
-    assert any(p["probe"].endswith("(max 5 + 1)") and p["accepted"] for p in report.details["contract_probes"])
+    assert any(
+        p["probe"].endswith("(max 5 + 1)") and p["accepted"]
+        for p in report.details["contract_probes"]
+    )
 
 
 def test_export_example_avoids_zero_one_specialization():
@@ -248,14 +252,17 @@ def calls():
 
 
 def test_dims_come_from_the_case_or_the_calls():
-    case = case_from_source("""
+    case = case_from_source(
+        """
 import torch
 def program(x, y):
     return x + y
 DIMS = {"y": {0: (2, 9)}}
 def calls():
     return [(torch.randn(3, 2), torch.randn(3, 2)), (torch.randn(5, 2), torch.randn(5, 2))]
-""", "dims")
+""",
+        "dims",
+    )
     calls = case.materialize()
     assert derive_dims(case, calls) == {1: {0: (2, 9)}}
     case.dims = None
@@ -289,7 +296,9 @@ def test_cuda_custom_ops_and_cond_through_the_engine():
     for name in ("custom_ops", "cond"):
         result = run_case(case_from_source(CLEAN[name], name), lanes=("exir",), devices=("cuda",))
         (report,) = result.reports
-        assert report.device == "cuda" and report.divergences == [], [str(d) for d in report.divergences]
+        assert report.device == "cuda" and report.divergences == [], [
+            str(d) for d in report.divergences
+        ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -329,7 +338,9 @@ def calls():
 
 
 # The registered upstream gap itself (its program, calls and DIMS).
-GUARDED = (Path(__file__).resolve().parent.parent / "corpus" / "executorch_runtime_unchecked_guards.py").read_text()
+GUARDED = (
+    Path(__file__).resolve().parent.parent / "corpus" / "executorch_runtime_unchecked_guards.py"
+).read_text()
 
 
 def test_calls_failing_an_export_guard_are_outside_the_contract():
@@ -340,9 +351,13 @@ def test_calls_failing_an_export_guard_are_outside_the_contract():
     report = run(GUARDED)
     assert report.counters["call-outside-contract"] == 1
     assert "fails the export guard x.size()[0] != 3" in report.details["outside_contract"][0]
-    assert [(d.kind, d.stage) for d in report.divergences] == [("exir.unchecked-contract", "contract[guard]")]
+    assert [(d.kind, d.stage) for d in report.divergences] == [
+        ("exir.unchecked-contract", "contract[guard]")
+    ]
     (probe,) = [p for p in report.details["contract_probes"] if p["kind"] == "guard"]
-    assert probe["probe"].startswith("s") and "=3 (in [3, 5]" in probe["probe"] and probe["accepted"]
+    assert (
+        probe["probe"].startswith("s") and "=3 (in [3, 5]" in probe["probe"] and probe["accepted"]
+    )
 
 
 def test_overlapping_inputs_of_a_mutating_program_are_outside_the_contract():

@@ -15,9 +15,9 @@ import torch
 import torch.utils._pytree as pytree
 
 import fuzz.custom_ops  # noqa: F401
+from fuzz.backends.base import LaneReport
 from fuzz.backends.eager import run_eager
 from fuzz.backends.exir import ExirLane, build, mirror_to_executorch, to_executorch
-from fuzz.backends.base import LaneReport
 from fuzz.case import case_from_source
 from fuzz.oracles import exir_aliasing, exir_plan
 from fuzz.oracles.exir_trace import interpret_aten, map_planned
@@ -39,8 +39,9 @@ def positive_checked(x):
     return y + 1
 
 
-X = torch.tensor([[1.0, -2.0, 3.0, 4.0, -5.0, 6.0, 7.0, 8.0],
-                  [9.0, 1.0, 2.0, -3.0, 4.0, 5.0, 6.0, 7.0]])
+X = torch.tensor(
+    [[1.0, -2.0, 3.0, 4.0, -5.0, 6.0, 7.0, 8.0], [9.0, 1.0, 2.0, -3.0, 4.0, 5.0, 6.0, 7.0]]
+)
 DIMS = {0: {0: (2, 16)}}  # x dim 0 in [2, 16]
 
 
@@ -101,7 +102,9 @@ class DoubleTraceSpecPropPass:
 
             def output(self, results, meta):
                 meta["spec"] = pytree.tree_map(
-                    lambda v: v.node.meta["spec"] if isinstance(v, ProxyValue) else make_spec(v), results)
+                    lambda v: v.node.meta["spec"] if isinstance(v, ProxyValue) else make_spec(v),
+                    results,
+                )
                 return ExportPass.output(self, results, meta)
 
         return _Pass()
@@ -214,8 +217,11 @@ def test_under_allocation_maps_cond_branches():
     b = build(program, (X,), DIMS)
     planned = map_planned(b.planned_gm, b.ep.graph_module)
     assert any(p.path and p.how == "op" for p in planned)  # branch nodes are mapped
-    sub = next(p for p in planned if p.path and p.how == "op" and p.spec.mem_offset is not None
-               and p.target == "aten::sin")
+    sub = next(
+        p
+        for p in planned
+        if p.path and p.how == "op" and p.spec.mem_offset is not None and p.target == "aten::sin"
+    )
     values = interpret_aten(b.ep, (X,))  # sum > 0: the true branch runs
     assert exir_plan.check_under_allocation(planned, values, "call[0]")[0] == []
     sub.spec.shape = [1, 1]
@@ -253,9 +259,15 @@ def test_overlap_fires_when_two_live_tensors_share_bytes(fresh_cond):
     prog = fresh_cond.et.exported_program()
     specs = exir_plan._planned_specs(prog.graph_module)
     live = [(n, s) for n, s in specs if not s.const]
-    (na, a), (nb, b) = next(((p, q) for i, p in enumerate(live) for q in live[i + 1:]
-                             if exir_plan._ivl_overlap(exir_plan._lifetime(p[1]), exir_plan._lifetime(q[1]))
-                             and exir_plan.storage_root(p[1]) is not exir_plan.storage_root(q[1])))
+    (na, a), (nb, b) = next(
+        (
+            (p, q)
+            for i, p in enumerate(live)
+            for q in live[i + 1 :]
+            if exir_plan._ivl_overlap(exir_plan._lifetime(p[1]), exir_plan._lifetime(q[1]))
+            and exir_plan.storage_root(p[1]) is not exir_plan.storage_root(q[1])
+        )
+    )
     b.mem_offset = a.mem_offset
     divs = exir_plan.check_overlap(prog.graph_module, prog.graph_signature, "greedy")
     assert kinds(divs) == {"exir.overlap"}
@@ -269,9 +281,14 @@ def test_overlap_fires_when_a_live_tensor_enters_the_submodule_arena(fresh_cond)
     the cond node may not sit there (the Verifier only sees one level: ours only)."""
     prog = fresh_cond.et.exported_program()
     gm = prog.graph_module
-    cond_idx = next(i for i, n in enumerate(gm.graph.nodes) if n.target is torch.ops.higher_order.cond)
-    name, spec = next((n, s) for n, s in exir_plan._planned_specs(gm)
-                      if s.lifetime[0] <= cond_idx <= s.lifetime[1])
+    cond_idx = next(
+        i for i, n in enumerate(gm.graph.nodes) if n.target is torch.ops.higher_order.cond
+    )
+    name, spec = next(
+        (n, s)
+        for n, s in exir_plan._planned_specs(gm)
+        if s.lifetime[0] <= cond_idx <= s.lifetime[1]
+    )
     assert exir_plan.own_overlap_check(gm) == []
     spec.mem_offset = 0
     problems = exir_plan.own_overlap_check(gm)
@@ -323,7 +340,9 @@ def test_alias_boundary(alias_build):
         "import torch\nimport fuzz.custom_ops\n"
         "def program(x):\n    x.add_(1)\n    a, b = torch.ops.fuzz.split_sign(x)\n"
         "    return x.view(-1) * 2, a, b.sum()\n"
-        "def calls():\n    return [(torch.randn(2, 8),)]\n", "alias")
+        "def calls():\n    return [(torch.randn(2, 8),)]\n",
+        "alias",
+    )
     calls = case.materialize()
     ref = run_eager(case, calls)
     facts = exir_aliasing.boundary_facts(alias_build.et_program)
@@ -348,12 +367,16 @@ def test_alias_boundary_eager_view_output_returned_as_copy_is_legal():
         return x.view(-1), x.t()
 
     b = build(program, (X,), DIMS)
-    case = case_from_source("import torch\ndef program(x):\n    return x.view(-1), x.t()\n"
-                            "def calls():\n    return [(torch.randn(3, 8),)]\n", "views")
+    case = case_from_source(
+        "import torch\ndef program(x):\n    return x.view(-1), x.t()\n"
+        "def calls():\n    return [(torch.randn(3, 8),)]\n",
+        "views",
+    )
     calls = case.materialize()
     ref = run_eager(case, calls)
-    divs, legal = exir_aliasing.check_alias_boundary(exir_aliasing.boundary_facts(b.et_program),
-                                                     ref[0], calls[0], "call[0]")
+    divs, legal = exir_aliasing.check_alias_boundary(
+        exir_aliasing.boundary_facts(b.et_program), ref[0], calls[0], "call[0]"
+    )
     assert divs == [] and legal["E1-copy-of-eager-alias"] == 2
 
 
@@ -457,13 +480,22 @@ def test_pipeline_variance_fires_when_specprop_reruns_after_asserts_are_gone():
     unbacked symbol bounded by the fake kernel (numel = 16): the plan grows."""
     b = build(positive_checked, (X,), {0: {0: (2, 2)}})
     base = exir_plan.plan_fingerprint(b.planned_gm)
-    assert exir_plan.compare_plans(base, exir_plan.plan_fingerprint(
-        mirror_to_executorch(b.edge, "repeat")), "repeat") == []
-    divs = exir_plan.compare_plans(base, exir_plan.plan_fingerprint(
-        mirror_to_executorch(b.edge, "after-asserts")), "after-asserts")
+    assert (
+        exir_plan.compare_plans(
+            base, exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, "repeat")), "repeat"
+        )
+        == []
+    )
+    divs = exir_plan.compare_plans(
+        base,
+        exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, "after-asserts")),
+        "after-asserts",
+    )
     assert kinds(divs) == {"exir.pipeline-variance"}
-    assert any(c["plan"] and c["plan"][0] == "(5,)" and c["variant"][0] == "(16,)"
-               for c in divs[0].data["changed"])
+    assert any(
+        c["plan"] and c["plan"][0] == "(5,)" and c["variant"][0] == "(16,)"
+        for c in divs[0].data["changed"]
+    )
 
 
 def dead_then_live_masked_select(x0, x2):
@@ -476,8 +508,11 @@ def test_nodes_renamed_by_a_retrace_are_the_same_plan():
     live one `aten_masked_select_default_1` (and its mask `aten_gt_scalar_1`); the
     SpecPropPass re-trace names them anew without the suffix. Same bytes at the same
     offsets: no variance. A real change in that renamed tensor's plan still fires."""
-    b = build(dead_then_live_masked_select, (torch.randn(3), torch.randn(3)),
-              {0: {0: (3, 6)}, 1: {0: (1, 6)}})
+    b = build(
+        dead_then_live_masked_select,
+        (torch.randn(3), torch.randn(3)),
+        {0: {0: (3, 6)}, 1: {0: (1, 6)}},
+    )
     assert any(n.name == "aten_gt_scalar_1" for n in b.planned_gm.graph.nodes)
     base = exir_plan.plan_fingerprint(b.planned_gm)
     renamed = []
@@ -493,9 +528,13 @@ def test_nodes_renamed_by_a_retrace_are_the_same_plan():
     other[row] = other[row][:2] + ((shape, dtype, mem_id, offset, size - 16),)
     divs = exir_plan.compare_plans(base, other, "before-planning")
     assert kinds(divs) == {"exir.pipeline-variance"}
-    assert divs[0].data["changed"] == [{"at": "aten_masked_select_default",
-                                        "plan": list(map(str, base[row][2])),
-                                        "variant": list(map(str, other[row][2]))}]
+    assert divs[0].data["changed"] == [
+        {
+            "at": "aten_masked_select_default",
+            "plan": list(map(str, base[row][2])),
+            "variant": list(map(str, other[row][2])),
+        }
+    ]
 
 
 def cond_on_size(x):
@@ -512,10 +551,15 @@ def test_variance_runs_leave_the_shared_shape_env_alone():
     x = find_node(b.ep.graph_module, lambda n: n.op == "placeholder")
     for _ in range(2):
         for point in ("after-asserts", "before-planning"):
-            divs = exir_plan.compare_plans(base, exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, point)), point)
+            divs = exir_plan.compare_plans(
+                base, exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, point)), point
+            )
             assert kinds(divs) == {"exir.pipeline-variance"}
-            assert {"at": "x", "plan": ["(4,)", "torch.float32", "1", "32", "16"],
-                    "variant": ["(2,)", "torch.float32", "1", "32", "16"]} in divs[0].data["changed"]
+            assert {
+                "at": "x",
+                "plan": ["(4,)", "torch.float32", "1", "32", "16"],
+                "variant": ["(2,)", "torch.float32", "1", "32", "16"],
+            } in divs[0].data["changed"]
             assert isinstance(x.meta["val"].shape[0], torch.SymInt)
             assert str(b.ep.range_constraints[x.meta["val"].shape[0].node.expr]) == "VR[2, 4]"
     assert exir_plan.plan_fingerprint(b.planned_gm) == base
@@ -527,8 +571,10 @@ def calls():
     return [(torch.randn(2),), (torch.randn(4),), (torch.randn(3),)]
 """)
     assert report.counters["calls-checked"] == 3 and report.counters["call-outside-contract"] == 0
-    assert {d.stage for d in report.divergences} == {"pipeline-variance[after-asserts]",
-                                                     "pipeline-variance[before-planning]"}
+    assert {d.stage for d in report.divergences} == {
+        "pipeline-variance[after-asserts]",
+        "pipeline-variance[before-planning]",
+    }
 
 
 def test_outside_contract_includes_export_guards():
@@ -539,7 +585,12 @@ def test_outside_contract_includes_export_guards():
 
     b = build(branchy, (torch.randn(4),), {0: {0: (3, 5)}})
     assert exir_runtime.outside_contract(b.ep, (torch.randn(4),)) is None
-    assert exir_runtime.outside_contract(b.ep, (torch.randn(3),)) == "fails the export guard x.size()[0] != 3"
+    assert (
+        exir_runtime.outside_contract(b.ep, (torch.randn(3),))
+        == "fails the export guard x.size()[0] != 3"
+    )
     assert "outside" in exir_runtime.outside_contract(b.ep, (torch.randn(6),))
-    (guard,) = [p for p in exir_runtime.contract_probes(b.ep, (torch.randn(4),)) if p.kind == "guard"]
+    (guard,) = [
+        p for p in exir_runtime.contract_probes(b.ep, (torch.randn(4),)) if p.kind == "guard"
+    ]
     assert guard.args[0].shape == (3,)

@@ -15,8 +15,13 @@ from fuzz.calls import plan_sequence
 from fuzz.program import decode
 from fuzz.strategies import cases, genomes, make_case, programs
 
-FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                suppress_health_check=list(HealthCheck))
+FAST = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 def test_rejection_rate_is_under_ten_percent():
@@ -58,7 +63,7 @@ def test_output_shapes_follow_the_symbolic_rules(generated):
 def test_deleting_any_op_gene_still_decodes_validly(program_unused, data):
     genome = data.draw(genomes())
     k = data.draw(st.integers(0, len(genome.ops) - 1))
-    smaller = dataclasses.replace(genome, ops=genome.ops[:k] + genome.ops[k + 1:] or ((0,),))
+    smaller = dataclasses.replace(genome, ops=genome.ops[:k] + genome.ops[k + 1 :] or ((0,),))
     program = decode(smaller)
     assert len(program.nodes) == max(1, len(genome.ops) - 1)
     generated = make_case(program, plan_sequence(program, [(0,), (1,)], ["preserve"]))
@@ -67,11 +72,19 @@ def test_deleting_any_op_gene_still_decodes_validly(program_unused, data):
 
 
 @FAST
-@given(programs(), st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255)), min_size=2,
-                            max_size=5), st.data())
+@given(
+    programs(),
+    st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255)), min_size=2, max_size=5),
+    st.data(),
+)
 def test_call_modes_keep_or_flip_decisions(program, raw_genes, data):
-    modes = data.draw(st.lists(st.sampled_from(["same", "preserve", "flip"]),
-                               min_size=len(raw_genes) - 1, max_size=len(raw_genes) - 1))
+    modes = data.draw(
+        st.lists(
+            st.sampled_from(["same", "preserve", "flip"]),
+            min_size=len(raw_genes) - 1,
+            max_size=len(raw_genes) - 1,
+        )
+    )
     plans = plan_sequence(program, raw_genes, modes)
     flippable = any(d.predicate is not None for d in program.decisions)
     for prev, plan in zip(plans, plans[1:]):
@@ -94,7 +107,7 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
     def draw(generated):
         for args in generated.case.materialize(0):
             tensors = [a for a in args]
-            seen["same"] += any(a is b for i, a in enumerate(tensors) for b in tensors[i + 1:])
+            seen["same"] += any(a is b for i, a in enumerate(tensors) for b in tensors[i + 1 :])
             keys = [a.untyped_storage().data_ptr() for a in tensors]
             seen["shared-storage"] += len(set(keys)) < len(keys)
             seen["non-contiguous"] += any(not a.is_contiguous() for a in tensors)

@@ -50,7 +50,13 @@ FIXED_IN = "1.1"
 EXAMPLES = 100  # N: the first exir.spec-meta case is example 3 of the seed-0 run
 SEED = 0
 BUG_KINDS = ("exir.spec-meta", "exir.bound-loss")
-PLAN_KINDS = ("exir.spec-meta", "exir.bound-loss", "exir.under-allocation", "exir.overlap", "exir.aliasing")
+PLAN_KINDS = (
+    "exir.spec-meta",
+    "exir.bound-loss",
+    "exir.under-allocation",
+    "exir.overlap",
+    "exir.aliasing",
+)
 CORPUS_CASE = ROOT / "corpus" / "executorch_specprop_unbacked_bound.py"
 
 
@@ -62,12 +68,16 @@ def _executorch_version() -> Version | None:
 
 _VERSION = _executorch_version()
 if _VERSION is None:
-    pytest.skip(f"executorch is not installed: the legacy proof needs executorch < {FIXED_IN}",
-                allow_module_level=True)
+    pytest.skip(
+        f"executorch is not installed: the legacy proof needs executorch < {FIXED_IN}",
+        allow_module_level=True,
+    )
 if _VERSION >= Version(FIXED_IN):
-    pytest.skip(f"executorch {_VERSION} already has the SpecPropPass fix upstream (>= {FIXED_IN}); "
-                f"the proof runs on the legacy lane (executorch < {FIXED_IN}: bash .ci/legacy)",
-                allow_module_level=True)
+    pytest.skip(
+        f"executorch {_VERSION} already has the SpecPropPass fix upstream (>= {FIXED_IN}); "
+        f"the proof runs on the legacy lane (executorch < {FIXED_IN}: bash .ci/legacy)",
+        allow_module_level=True,
+    )
 
 warnings.filterwarnings("ignore")
 
@@ -77,33 +87,43 @@ def flatc_on_path():
     """executorch 1.0.1 serializes programs with the `flatc` its wheel installs next to
     the interpreter; the subprocesses inherit PATH (.ci/legacy sets it too)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PATH", os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+        mp.setenv(
+            "PATH", os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+        )
         yield
 
 
-EXPLORE = '''
+EXPLORE = """
 import json
 from fuzz.explore import explore
 e = explore(["exir"], max_examples={n}, seed={seed}, stop_on_first={stop}, kinds={kinds!r})
 print(json.dumps({{
     "examples": e.examples,
     "kinds": sorted(e.kinds),
-    "counts": {{k.split(":", 1)[1]: v for k, v in e.counters.items() if k.startswith("divergence:")}},
+    "counts": {{k.split(":", 1)[1]: v for k, v in e.counters.items()
+               if k.startswith("divergence:")}},
     "source": e.found[0].source if e.found else None,
     "divergences": [str(d)[:300] for d in e.found[1].divergences] if e.found else [],
 }}))
-'''
+"""
 
 
 def test_fixes_off_exploration_finds_the_specprop_bug():
     """Stock executorch 1.0.1: the seeded search finds a case whose spec and meta['val']
     disagree (stop at the first case with one of BUG_KINDS)."""
-    found = run_python(EXPLORE.format(n=EXAMPLES, seed=SEED, stop=True, kinds=BUG_KINDS), fixes="off")
-    assert found["source"] is not None, f"no {BUG_KINDS} divergence in {found['examples']} examples: {found}"
+    found = run_python(
+        EXPLORE.format(n=EXAMPLES, seed=SEED, stop=True, kinds=BUG_KINDS), fixes="off"
+    )
+    assert found["source"] is not None, (
+        f"no {BUG_KINDS} divergence in {found['examples']} examples: {found}"
+    )
     assert found["examples"] <= EXAMPLES
     assert "exir.spec-meta" in found["kinds"], found
-    assert "torch.ops.fuzz." in found["source"] or "torch.masked_select" in found["source"] \
-        or "torch.nonzero" in found["source"], "the bug needs a data-dependent op"
+    assert (
+        "torch.ops.fuzz." in found["source"]
+        or "torch.masked_select" in found["source"]
+        or "torch.nonzero" in found["source"]
+    ), "the bug needs a data-dependent op"
 
 
 def test_fixes_on_same_exploration_has_no_plan_divergences():
@@ -111,11 +131,13 @@ def test_fixes_on_same_exploration_has_no_plan_divergences():
     found = run_python(EXPLORE.format(n=EXAMPLES, seed=SEED, stop=False, kinds=None), fixes="on")
     assert found["examples"] == EXAMPLES, found
     bad = {k: v for k, v in found["counts"].items() if k in PLAN_KINDS}
-    assert not bad, f"fixes on, {found['examples']} examples: {bad}; first case:\n{found['source']}\n" \
-                    + "\n".join(found["divergences"])
+    assert not bad, (
+        f"fixes on, {found['examples']} examples: {bad}; first case:\n{found['source']}\n"
+        + "\n".join(found["divergences"])
+    )
 
 
-REPLAY = '''
+REPLAY = """
 import json
 from fuzz.case import load_case
 from fuzz.engine import run_case
@@ -123,7 +145,7 @@ result = run_case(load_case({path!r}), lanes=("exir",))
 print(json.dumps({{"kinds": sorted({{d.kind for d in result.divergences}}),
                   "divergences": [str(d)[:300] for d in result.divergences],
                   "skipped": [r.skipped for r in result.reports if r.skipped]}}))
-'''
+"""
 
 
 def test_corpus_case_diverges_with_fixes_off():
@@ -150,14 +172,14 @@ def _run(source: str):
 def test_variance_runs_restore_a_shape_env_without_replacements_counter():
     """torch 2.9's ShapeEnv has `_version_counter` only; the mirror pipelines of the
     pipeline-variance check run (and restore the env) without raising."""
-    result = _run('''
+    result = _run("""
 import torch
 def program(x0):
     return (torch.neg(x0),)
 def calls():
     return [(torch.randn(2),), (torch.randn(3),)]
 DIMS = {"x0": {0: (2, 3)}}
-''')
+""")
     (report,) = result.reports
     assert report.skipped is None and result.divergences == [], [str(d) for d in result.divergences]
     assert report.counters["calls-checked"] == 2
@@ -170,7 +192,7 @@ def test_inplace_result_is_rebound_by_the_runtime_not_the_plan():
     from fuzz.oracles import exir_aliasing
 
     assert not exir_aliasing.planner_aliases_inplace_results()
-    result = _run('''
+    result = _run("""
 import torch
 def program(x0, x1):
     v = x0.copy_(x1 * 2.0)
@@ -178,18 +200,19 @@ def program(x0, x1):
 def calls():
     return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(4, 4), torch.randn(4, 4))]
 DIMS = {"x0": {0: (2, 5)}, "x1": {0: (2, 5)}}
-''')
+""")
     (report,) = result.reports
     assert report.details["runtime"] == "pip runtime"
     assert report.details["alias_notes"].get("inplace-result-rebound") == 1
-    assert not [d for d in result.divergences if d.kind in ("exir.aliasing", "exir.runtime-result")], \
-        [str(d) for d in result.divergences]
+    assert not [
+        d for d in result.divergences if d.kind in ("exir.aliasing", "exir.runtime-result")
+    ], [str(d) for d in result.divergences]
 
 
 def test_getitem_renumbered_by_a_retrace_is_the_same_plan():
     """A SpecPropPass re-trace renames `getitem_1` to `getitem` once the unused getitem is
     gone; the plan rows name getitems by producer and index, so no variance is reported."""
-    result = _run('''
+    result = _run("""
 import torch
 import fuzz.custom_ops
 def program(x0):
@@ -198,6 +221,7 @@ def program(x0):
 def calls():
     return [(torch.randn(3),), (torch.randn(4),)]
 DIMS = {"x0": {0: (3, 4)}}
-''')
-    assert not [d for d in result.divergences if d.kind == "exir.pipeline-variance"], \
-        [str(d) for d in result.divergences]
+""")
+    assert not [d for d in result.divergences if d.kind == "exir.pipeline-variance"], [
+        str(d) for d in result.divergences
+    ]

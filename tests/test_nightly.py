@@ -20,18 +20,32 @@ import fixes
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def nightly(out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7,
-            timeout: int = 300):
+def nightly(out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7, timeout: int = 300):
     env = dict(os.environ)
     env.pop(fixes.ENV_VAR, None)
     env["PYTHONPATH"] = str(ROOT)
     env["FUZZ_TEST_LANE"] = lane_mode
     env["FUZZ_TEST_CRASH_DIM"] = str(crash_dim)
-    cmd = [sys.executable, "-m", "fuzz", "nightly", "--plugin", "tests.crash_ops",
-           "--lanes", "thunder", "--devices", "cpu", "--workers", "1", "--fixes", "off",
-           "--out", str(out), *args]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    cmd = [
+        sys.executable,
+        "-m",
+        "fuzz",
+        "nightly",
+        "--plugin",
+        "tests.crash_ops",
+        "--lanes",
+        "thunder",
+        "--devices",
+        "cpu",
+        "--workers",
+        "1",
+        "--fixes",
+        "off",
+        "--out",
+        str(out),
+        *args,
+    ]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     report = out / "report.json"
     doc = json.loads(report.read_text()) if report.exists() else None
     return proc, doc
@@ -43,8 +57,18 @@ def signatures(doc) -> set[str]:
 
 def test_a_crashing_backend_is_recorded_and_the_campaign_goes_on(tmp_path):
     out = tmp_path / "out"
-    proc, doc = nightly(out, "--max-examples", "30", "--hypothesis-seed", "7",
-                        "--budget", "120", "--database", "none", lane_mode="crash")
+    proc, doc = nightly(
+        out,
+        "--max-examples",
+        "30",
+        "--hypothesis-seed",
+        "7",
+        "--budget",
+        "120",
+        "--database",
+        "none",
+        lane_mode="crash",
+    )
     assert doc is not None, proc.stderr[-3000:]
     assert doc["crashes"] >= 1, doc["events"]
     assert doc["worker_restarts"] >= 1
@@ -70,9 +94,21 @@ def test_a_crashing_backend_is_recorded_and_the_campaign_goes_on(tmp_path):
 @pytest.mark.slow
 def test_a_hanging_backend_is_killed_and_recorded(tmp_path):
     out = tmp_path / "out"
-    proc, doc = nightly(out, "--max-examples", "8", "--hypothesis-seed", "7",
-                        "--budget", "120", "--database", "none", "--example-timeout", "3",
-                        lane_mode="hang", crash_dim=5)
+    proc, doc = nightly(
+        out,
+        "--max-examples",
+        "8",
+        "--hypothesis-seed",
+        "7",
+        "--budget",
+        "120",
+        "--database",
+        "none",
+        "--example-timeout",
+        "3",
+        lane_mode="hang",
+        crash_dim=5,
+    )
     assert doc is not None, proc.stderr[-3000:]
     assert doc["hangs"] >= 1 and doc["worker_restarts"] >= 1, doc["events"]
     hang = [f for f in doc["findings"] if f["item"] == ["thunder.crash", "process", "hang"]]
@@ -84,8 +120,16 @@ def test_a_hanging_backend_is_killed_and_recorded(tmp_path):
 def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path):
     first, second, third = tmp_path / "first", tmp_path / "second", tmp_path / "third"
     empty = str(tmp_path / "empty-corpus")
-    args = ("--max-examples", "60", "--hypothesis-seed", "11", "--budget", "150",
-            "--database", "none")
+    args = (
+        "--max-examples",
+        "60",
+        "--hypothesis-seed",
+        "11",
+        "--budget",
+        "150",
+        "--database",
+        "none",
+    )
     proc1, doc1 = nightly(first, *args, "--corpus", empty, lane_mode="diverge")
     assert doc1 is not None, proc1.stderr[-3000:]
     assert proc1.returncode == 1, proc1.stderr[-3000:]
@@ -101,14 +145,16 @@ def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path
     into = tmp_path / "into"
     into.mkdir()
     (into / written.name).write_text("# someone else's file\n")
-    proc2, doc2 = nightly(second, *args, "--corpus", empty, "--into", str(into),
-                          lane_mode="diverge")
+    proc2, doc2 = nightly(
+        second, *args, "--corpus", empty, "--into", str(into), lane_mode="diverge"
+    )
     assert doc2 is not None, proc2.stderr[-3000:]
     assert signatures(doc2) == signatures(doc1) != set()
     assert (into / written.name).read_text() == "# someone else's file\n"
     assert Path(doc2["new_cases"][0]).name == written.stem + "_2.py"
     assert Path(doc2["new_cases"][0]).read_text() == text.replace(
-        str(first), str(second))  # the same finding, word for word
+        str(first), str(second)
+    )  # the same finding, word for word
 
     # Same seed, with the first run's cases as the corpus: everything is known.
     proc3, doc3 = nightly(third, *args, "--corpus", str(first / "cases"), lane_mode="diverge")
@@ -125,15 +171,24 @@ def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path
     assert doc1["stats"]["family_programs"] and doc1["stats"]["time"]["generation"] > 0
     assert doc1["seed"] == 11 and doc1["fixes"]["switch"] == "off"
     md = (first / "report.md").read_text()
-    for heading in ("# Nightly fuzz report", "## Lanes", "## Divergences", "## Coverage",
-                    "## Where the time went"):
+    for heading in (
+        "# Nightly fuzz report",
+        "## Lanes",
+        "## Divergences",
+        "## Coverage",
+        "## Where the time went",
+    ):
         assert heading in md
     assert "thunder/cpu" in md and "thunder.wrong-result" in md and "--hypothesis-seed 11" in md
 
 
 def test_nightly_usage_errors_exit_2(tmp_path):
     for bad in (["--lanes", "nope"], ["--fixes", "no-such-fix"]):
-        proc = subprocess.run([sys.executable, "-m", "fuzz", "nightly", "--out",
-                               str(tmp_path), *bad], cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-m", "fuzz", "nightly", "--out", str(tmp_path), *bad],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.returncode == 2, (bad, proc.stderr)

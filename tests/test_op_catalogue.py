@@ -19,8 +19,12 @@ def _inputs_for(op, syms):
     size-1 and matmul-compatible shapes."""
     s0, s1 = syms.size(2, 4), syms.size(3, 5)
     b0 = syms.broadcast(s1)
-    return [TensorType((s0, s1)), TensorType((b0,)), TensorType((s1, s0)),
-            TensorType((s0, sympy.Integer(1)))]
+    return [
+        TensorType((s0, s1)),
+        TensorType((b0,)),
+        TensorType((s1, s0)),
+        TensorType((s0, sympy.Integer(1))),
+    ]
 
 
 def _program_with(op, gene=(0, 1, 2, 3)):
@@ -42,8 +46,9 @@ def _program_with(op, gene=(0, 1, 2, 3)):
 def test_shape_rule_matches_eager(op, gene):
     program = _program_with(op, gene)
     sizes_list = [{"s0": 2, "s1": 3, "b0": 1}, {"s0": 4, "s1": 5, "b0": 5}]
-    plans = [CallPlan(tuple(sorted(s.items())), ("contiguous",) * program.n_inputs)
-             for s in sizes_list]
+    plans = [
+        CallPlan(tuple(sorted(s.items())), ("contiguous",) * program.n_inputs) for s in sizes_list
+    ]
     case = case_from_source(render_case(program, plans), f"op_{op.name}")
     for sizes, args in zip(sizes_list, case.materialize(seed=0)):
         outputs = case.program(*args)
@@ -58,12 +63,22 @@ def test_shape_rule_matches_eager(op, gene):
                         assert 0 <= actual <= int(bound)
                 continue
             assert tuple(out.shape) == tuple(int(d.subs(subs)) for d in expected), (
-                f"{op.name}: shape rule says {expected} at {sizes}\n{case.source}")
+                f"{op.name}: shape rule says {expected} at {sizes}\n{case.source}"
+            )
 
 
 def test_every_family_is_described():
-    assert set(ops.FAMILIES) >= {"elementwise", "broadcast", "reduction", "matmul", "concat",
-                                 "view", "inplace", "data-dependent", "branch"}
+    assert set(ops.FAMILIES) >= {
+        "elementwise",
+        "broadcast",
+        "reduction",
+        "matmul",
+        "concat",
+        "view",
+        "inplace",
+        "data-dependent",
+        "branch",
+    }
 
 
 def test_thunder_ops_exclude_what_thunder_cannot_trace():

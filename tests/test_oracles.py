@@ -46,7 +46,9 @@ def test_results_classify_exceptions():
         raise RuntimeError("backend exploded")
 
     assert kinds(compare_results("exir", *_pair(lambda t: t, boom, x), "s")) == ["exir.crash"]
-    assert kinds(compare_results("exir", *_pair(boom, lambda t: t, x), "s")) == ["exir.runtime-result"]
+    assert kinds(compare_results("exir", *_pair(boom, lambda t: t, x), "s")) == [
+        "exir.runtime-result"
+    ]
     assert compare_results("exir", *_pair(boom, boom, x), "s") == []
 
 
@@ -59,8 +61,9 @@ def test_aliasing_fires_when_a_view_becomes_a_copy():
 
 def test_aliasing_fires_when_a_copy_becomes_a_view_or_outputs_merge():
     x = torch.randn(3, 4)
-    assert kinds(compare_aliasing("thunder", *_pair(lambda t: (t + 0,), lambda t: (t,), x), "c")) \
-        == ["thunder.aliasing"]
+    assert kinds(
+        compare_aliasing("thunder", *_pair(lambda t: (t + 0,), lambda t: (t,), x), "c")
+    ) == ["thunder.aliasing"]
     ref, got = _pair(lambda t: (t * 2, t * 3), lambda t: ((y := t * 2), y[:]), x)
     assert kinds(compare_aliasing("thunder", ref, got, "c")) == ["thunder.aliasing"]
 
@@ -90,7 +93,7 @@ def test_copy_args_preserves_identity_views_and_layout():
     assert all(torch.equal(a, b) for a, b in zip(args, copied))
 
 
-TRACE_A = '''
+TRACE_A = """
 def computation(a, b):
   # a: "cpu f32[[IntegerProxy name=i0, value=2]]"
   t15 = ltorch.add(a, b, alpha=1)  # t15: "cpu f32[...value=2...]"
@@ -98,20 +101,25 @@ def computation(a, b):
     # t14 = prims.broadcast_in_dim(b, (i0, i1), (1,))
     # t15 = prims.add(a, t14)
   return (t15,)
-'''
+"""
 
 
 def test_trace_normalization_ignores_names_values_and_scalar_checks():
-    renamed = (TRACE_A.replace("t15", "t99").replace("t14", "t7").replace("value=2", "value=8")
-               .replace('"bool False"', '"bool True"'))
+    renamed = (
+        TRACE_A.replace("t15", "t99")
+        .replace("t14", "t7")
+        .replace("value=2", "value=8")
+        .replace('"bool False"', '"bool True"')
+    )
     assert normalize_trace(TRACE_A) == normalize_trace(renamed)
     assert unsound_hit(TRACE_A, renamed, "call[1]", "cpu") is None
 
 
 def test_unsound_hit_fires_when_the_broadcast_differs():
-    other = TRACE_A.replace("# t15 = prims.add(a, t14)",
-                            "# t16 = prims.broadcast_in_dim(a, (i0, i2), (0, 1))\n"
-                            "    # t15 = prims.add(t16, t14)")
+    other = TRACE_A.replace(
+        "# t15 = prims.add(a, t14)",
+        "# t16 = prims.broadcast_in_dim(a, (i0, i2), (0, 1))\n    # t15 = prims.add(t16, t14)",
+    )
     found = unsound_hit(TRACE_A, other, "call[1]", "cpu")
     assert found is not None and found.kind == "thunder.unsound-hit"
     assert "broadcast_in_dim(a" in found.data["diff"]

@@ -22,8 +22,13 @@ CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
 
 # Planned memory and aliasing: what the EXIR lane must get right on the fixed stack.
-EXIR_PLAN_KINDS = {"exir.spec-meta", "exir.under-allocation", "exir.bound-loss", "exir.overlap",
-                   "exir.aliasing"}
+EXIR_PLAN_KINDS = {
+    "exir.spec-meta",
+    "exir.under-allocation",
+    "exir.bound-loss",
+    "exir.overlap",
+    "exir.aliasing",
+}
 
 
 def known_upstream(d) -> bool:
@@ -41,9 +46,12 @@ def _require(fix: str):
 def cache_divergences(result):
     """Unsound hits, and wrong results that the default cache does not share (a wrong
     result the control reproduces is a Thunder bug, not a cache bug)."""
-    return [d for d in result.divergences
-            if d.kind == "thunder.unsound-hit"
-            or (d.kind == "thunder.wrong-result" and d.data.get("control") == "agrees with eager")]
+    return [
+        d
+        for d in result.divergences
+        if d.kind == "thunder.unsound-hit"
+        or (d.kind == "thunder.wrong-result" and d.data.get("control") == "agrees with eager")
+    ]
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -17,8 +17,10 @@ from fuzz.replay import Outcome, classify, exit_status
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
-THUNDER_SEEDS = ["corpus/thunder_symbolic_cache_broadcast.py",
-                 "corpus/thunder_symbolic_cache_shape_branch.py"]
+THUNDER_SEEDS = [
+    "corpus/thunder_symbolic_cache_broadcast.py",
+    "corpus/thunder_symbolic_cache_shape_branch.py",
+]
 
 
 def replay(*args: str, env: dict | None = None, timeout: int = 400):
@@ -26,9 +28,14 @@ def replay(*args: str, env: dict | None = None, timeout: int = 400):
     full_env.pop(fixes.ENV_VAR, None)
     full_env["PYTHONPATH"] = str(ROOT)
     full_env.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "fuzz", "replay", *args, "--json", "-"],
-                          cwd=ROOT, env=full_env, capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fuzz", "replay", *args, "--json", "-"],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     try:
         doc = json.loads(proc.stdout)
     except ValueError:
@@ -57,8 +64,9 @@ def test_seeded_corpus_passes_with_fixes_on():
     assert spec["status"] in ("pass", "skip"), spec
     # Every fix is on, so a case with EXPECT that shows exactly those kinds is "expected".
     assert doc["fixes"]["all_on"] and "thunder-symbolic-cache" in doc["fixes"]["active"]
-    assert all(r["status"] in ("pass", "expected", "skip") for r in doc["results"]), \
-        [r for r in doc["results"] if r["status"] not in ("pass", "expected", "skip")]
+    assert all(r["status"] in ("pass", "expected", "skip") for r in doc["results"]), [
+        r for r in doc["results"] if r["status"] not in ("pass", "expected", "skip")
+    ]
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert doc["versions"]["lightning-thunder"] and doc["exit"] == 0
 
@@ -66,8 +74,7 @@ def test_seeded_corpus_passes_with_fixes_on():
 @pytest.mark.slow
 def test_fixes_off_finds_the_thunder_seed_bugs():
     needs_thunder_fix()
-    proc, doc = replay(*THUNDER_SEEDS, "--fixes", "off", "--lanes", "thunder",
-                       "--devices", "cpu")
+    proc, doc = replay(*THUNDER_SEEDS, "--fixes", "off", "--lanes", "thunder", "--devices", "cpu")
     assert doc is not None, proc.stderr[-3000:]
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert doc["fixes"]["active"] == {}
@@ -82,15 +89,27 @@ def test_malformed_cases_are_errors_and_good_cases_still_run(tmp_path):
     (tmp_path / "a_syntax.py").write_text("def program(x)\n    return x\n")
     (tmp_path / "b_no_calls.py").write_text("def program(x):\n    return x\n")
     (tmp_path / "c_calls_raise.py").write_text(
-        "def program(x):\n    return x\n\ndef calls():\n    raise RuntimeError('boom')\n")
+        "def program(x):\n    return x\n\ndef calls():\n    raise RuntimeError('boom')\n"
+    )
     (tmp_path / "d_good.py").write_text(
         '"""A good case."""\nimport torch\n\ndef program(x):\n    return x * 2\n\n'
-        "def calls():\n    return [(torch.randn(2, 3),), (torch.randn(4, 3),)]\n")
+        "def calls():\n    return [(torch.randn(2, 3),), (torch.randn(4, 3),)]\n"
+    )
     missing = tmp_path / "e_missing.py"
     # The test lane (tests/crash_ops.py, no crash mode) stands in for Thunder: fast.
-    proc, doc = replay(str(tmp_path), str(missing), "--fixes", "off", "--lanes", "thunder",
-                       "--devices", "cpu", "--plugin", "tests.crash_ops",
-                       env={"FUZZ_TEST_LANE": ""})
+    proc, doc = replay(
+        str(tmp_path),
+        str(missing),
+        "--fixes",
+        "off",
+        "--lanes",
+        "thunder",
+        "--devices",
+        "cpu",
+        "--plugin",
+        "tests.crash_ops",
+        env={"FUZZ_TEST_LANE": ""},
+    )
     assert doc is not None, proc.stderr[-3000:]
     assert proc.returncode == 2
     results = {r["case"]: r for r in doc["results"]}
@@ -110,8 +129,13 @@ def test_usage_errors_exit_2(tmp_path):
     assert proc.returncode == 2 and "unknown lane" in proc.stderr
     proc, _ = replay(str(tmp_path), "--fixes", "no-such-fix")
     assert proc.returncode == 2 and "no-such-fix" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "fuzz", "replay"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fuzz", "replay"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
 
 
@@ -140,9 +164,21 @@ def test_isolated_replay_turns_a_crashing_case_into_a_crash_divergence(tmp_path)
     (tmp_path / "crashes.py").write_text(head + "def calls():\n    return [(torch.randn(7, 2),)]\n")
     (tmp_path / "fine.py").write_text(head + "def calls():\n    return [(torch.randn(3, 2),)]\n")
     # The test lane aborts its process on an input with a dim of 7 (tests/crash_ops.py).
-    proc, doc = replay(str(tmp_path), "--fixes", "off", "--lanes", "thunder", "--devices",
-                       "cpu", "--plugin", "tests.crash_ops", "--isolate", "--timeout", "30",
-                       env={"FUZZ_TEST_LANE": "crash", "FUZZ_TEST_CRASH_DIM": "7"})
+    proc, doc = replay(
+        str(tmp_path),
+        "--fixes",
+        "off",
+        "--lanes",
+        "thunder",
+        "--devices",
+        "cpu",
+        "--plugin",
+        "tests.crash_ops",
+        "--isolate",
+        "--timeout",
+        "30",
+        env={"FUZZ_TEST_LANE": "crash", "FUZZ_TEST_CRASH_DIM": "7"},
+    )
     assert doc is not None, proc.stderr[-3000:]
     results = {r["case"]: r for r in doc["results"]}
     assert results["fine"]["status"] == "pass", results["fine"]

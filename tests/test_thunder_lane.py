@@ -15,7 +15,7 @@ DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
 
 # The two examples of ../shared/reference/thunder-symbolic-cache-hit.txt, as programs.
 SEED_CASES = {
-    "shape-branch": '''
+    "shape-branch": """
 import torch
 def program(a, b):
     if tuple(a.shape) == tuple((2, 2)):
@@ -24,17 +24,17 @@ def program(a, b):
         return b
 def calls():
     return [(torch.randn(2, 2), torch.randn(1)), (torch.randn(2, 1), torch.randn(8))]
-''',
-    "broadcast": '''
+""",
+    "broadcast": """
 import torch
 def program(a, b):
     return a + b
 def calls():
     return [(torch.randn(2, 2), torch.randn(1)), (torch.randn(2, 1), torch.randn(8))]
-''',
+""",
 }
 
-RUN_SEEDS = '''
+RUN_SEEDS = """
 import json
 from fuzz.case import case_from_source, load_case
 from fuzz.engine import run_case
@@ -45,7 +45,7 @@ for name, source in %r.items():
                  "control": sorted({d.data.get("control") for d in result.divergences}),
                  "counters": dict(result.reports[0].counters)}
 print(json.dumps(out))
-'''
+"""
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -62,20 +62,23 @@ def test_both_reference_examples_are_flagged_on_stock_thunder(device):
 
 
 def test_derandomized_search_finds_a_cache_hit_divergence_within_200_examples():
-    found = run_python('''
+    found = run_python(
+        """
 import json
 from fuzz.explore import explore
 e = explore(["thunder"], max_examples=200, seed=0,
             kinds=("thunder.wrong-result", "thunder.unsound-hit"))
 print(json.dumps({"examples": e.examples, "kinds": sorted(e.kinds),
                   "source": e.found[0].source if e.found else None}))
-''', fixes="off")
+""",
+        fixes="off",
+    )
     assert found["source"] is not None, f"no divergence in {found['examples']} examples"
     assert found["examples"] <= 200
     assert set(found["kinds"]) & {"thunder.wrong-result", "thunder.unsound-hit"}, found
 
 
-GOOD = '''
+GOOD = """
 import torch
 def program(a, b):
     c = a * 2 + b
@@ -83,7 +86,7 @@ def program(a, b):
 def calls():
     return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(5, 6), torch.randn(5, 6)),
             (torch.randn(5, 6), torch.randn(5, 6))]
-'''
+"""
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -95,26 +98,28 @@ def test_decision_preserving_calls_are_clean_and_hit(device):
 
 
 def test_programs_thunder_cannot_trace_are_skips_not_divergences():
-    source = '''
+    source = """
 import torch
 def program(x):
     return torch.nonzero(x > 0)
 def calls():
     return [(torch.randn(3, 4),)]
-'''
-    (report,) = run_case(case_from_source(source, "dd"), lanes=("thunder",), devices=("cpu",)).reports
+"""
+    (report,) = run_case(
+        case_from_source(source, "dd"), lanes=("thunder",), devices=("cpu",)
+    ).reports
     assert report.skipped and "unsupported" in report.skipped and not report.divergences
 
 
 def test_input_mutation_and_views_are_checked_on_every_call():
-    source = '''
+    source = """
 import torch
 def program(a, b):
     a.add_(b)
     return a.t(), b[:, :1]
 def calls():
     return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(5, 4), torch.randn(5, 4))]
-'''
+"""
     result = run_case(case_from_source(source, "mut"), lanes=("thunder",), devices=("cpu",))
     (report,) = result.reports
     assert report.skipped is None and result.divergences == []

@@ -32,8 +32,9 @@ class Lane(Protocol):
     def unavailable(self, device: str) -> str | None:
         """Why this lane cannot run on `device` here, or None."""
 
-    def run(self, case: Case, calls: list[tuple], reference: list[CallRecord],
-            device: str) -> LaneReport:
+    def run(
+        self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
+    ) -> LaneReport:
         """Run every call in order on one compiled object and check it against `reference`.
 
         `calls` are the materialized arguments on `device`; the lane copies them

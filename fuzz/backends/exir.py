@@ -57,7 +57,13 @@ from fuzz.case import Case
 from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord
 from fuzz.oracles import exir_aliasing, exir_plan, exir_runtime
-from fuzz.oracles.exir_trace import PlannedTensor, graph_levels, interpret_aten, is_memory_view, map_planned
+from fuzz.oracles.exir_trace import (
+    PlannedTensor,
+    graph_levels,
+    interpret_aten,
+    is_memory_view,
+    map_planned,
+)
 from fuzz.tensors import copy_args, map_tensors
 
 VARIANCE_POINTS = ("repeat", "after-asserts", "before-planning")
@@ -94,8 +100,10 @@ def as_module(program: Callable[..., Any]) -> torch.nn.Module:
     if isinstance(program, torch.nn.Module):
         return program
     params = list(inspect.signature(program).parameters.values())
-    simple = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty and p.name.isidentifier()
-                 for p in params) and "self" not in [p.name for p in params]
+    simple = all(
+        p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty and p.name.isidentifier()
+        for p in params
+    ) and "self" not in [p.name for p in params]
     names = ", ".join(p.name for p in params) if simple else "*args"
     ns: dict[str, Any] = {"_fn": program}
     exec(f"def forward(self, {names}):\n    return _fn({names})\n", ns)
@@ -109,16 +117,22 @@ def derive_dims(case: Case, calls: Sequence[tuple]) -> dict[int, dict[int, tuple
     tensor arguments whose size varies across the calls (min/max of observed sizes)."""
     names = case.input_names()
     if case.dims is not None:
-        return {names.index(n): {int(d): (int(lo), int(hi)) for d, (lo, hi) in dims.items()}
-                for n, dims in case.dims.items() if n in names}
+        return {
+            names.index(n): {int(d): (int(lo), int(hi)) for d, (lo, hi) in dims.items()}
+            for n, dims in case.dims.items()
+            if n in names
+        }
     out: dict[int, dict[int, tuple[int, int]]] = {}
     first = calls[0]
     for p, a in enumerate(first):
         if not isinstance(a, torch.Tensor):
             continue
         for d in range(a.dim()):
-            sizes = [c[p].shape[d] for c in calls
-                     if len(c) > p and isinstance(c[p], torch.Tensor) and c[p].dim() == a.dim()]
+            sizes = [
+                c[p].shape[d]
+                for c in calls
+                if len(c) > p and isinstance(c[p], torch.Tensor) and c[p].dim() == a.dim()
+            ]
             if len(set(sizes)) > 1:
                 out.setdefault(p, {})[d] = (min(sizes), max(sizes))
     return out
@@ -128,29 +142,47 @@ def pick_example(calls: Sequence[tuple], dims: dict[int, dict[int, tuple[int, in
     """Index of the call to export with: the first call, unless its size on a dynamic dim
     is 0 or 1 (export would specialize the dim to it, leaving every other call outside
     the contract); then the first call whose dynamic dims all have sizes >= 2."""
+
     def ok(call: tuple) -> bool:
-        return all(len(call) > p and isinstance(call[p], torch.Tensor) and call[p].dim() > d
-                   and call[p].shape[d] >= 2 for p, ds in dims.items() for d in ds)
+        return all(
+            len(call) > p
+            and isinstance(call[p], torch.Tensor)
+            and call[p].dim() > d
+            and call[p].shape[d] >= 2
+            for p, ds in dims.items()
+            for d in ds
+        )
 
     return next((i for i, c in enumerate(calls) if ok(c)), 0)
 
 
-def dynamic_shapes_for(module: torch.nn.Module, args: tuple,
-                       dims: dict[int, dict[int, tuple[int, int]]]) -> Any:
+def dynamic_shapes_for(
+    module: torch.nn.Module, args: tuple, dims: dict[int, dict[int, tuple[int, int]]]
+) -> Any:
     if not dims:
         return None
     from torch.export import Dim
 
-    per_arg = tuple({d: Dim.AUTO(min=lo, max=hi) for d, (lo, hi) in dims[p].items()}
-                    if p in dims and isinstance(a, torch.Tensor) else None
-                    for p, a in enumerate(args))
+    per_arg = tuple(
+        {d: Dim.AUTO(min=lo, max=hi) for d, (lo, hi) in dims[p].items()}
+        if p in dims and isinstance(a, torch.Tensor)
+        else None
+        for p, a in enumerate(args)
+    )
     return (per_arg,) if getattr(module, "_star_args", False) else per_arg
 
 
 _REFUSAL_NAMES = {
-    "UserError", "Unsupported", "GuardOnDataDependentSymNode", "ConstraintViolationError",
-    "DataDependentOutputException", "DynamicOutputShapeException", "UnsupportedOperatorException",
-    "NotImplementedError", "PendingUnbackedSymbolNotFound", "TorchRuntimeError",
+    "UserError",
+    "Unsupported",
+    "GuardOnDataDependentSymNode",
+    "ConstraintViolationError",
+    "DataDependentOutputException",
+    "DynamicOutputShapeException",
+    "UnsupportedOperatorException",
+    "NotImplementedError",
+    "PendingUnbackedSymbolNotFound",
+    "TorchRuntimeError",
 }
 
 
@@ -177,6 +209,7 @@ def export_example(example: Sequence[Any]) -> tuple:
     inputs becomes one node: the graph reads one input where the program reads the other,
     pytorch/pytorch#144683). The runtime gets independent contiguous copies
     (`exir_runtime.runtime_inputs`), so that is what the program is exported for."""
+
     def fresh(value: torch.Tensor) -> torch.Tensor:
         out = value.detach().clone(memory_format=torch.contiguous_format)
         return out.requires_grad_(value.requires_grad) if value.is_leaf else out
@@ -184,13 +217,18 @@ def export_example(example: Sequence[Any]) -> tuple:
     return tuple(map_tensors(fresh, a) for a in example)
 
 
-def export_program(program: Callable[..., Any], example: tuple,
-                   dims: dict[int, dict[int, tuple[int, int]]]) -> torch.export.ExportedProgram:
+def export_program(
+    program: Callable[..., Any], example: tuple, dims: dict[int, dict[int, tuple[int, int]]]
+) -> torch.export.ExportedProgram:
     module = as_module(program)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return torch.export.export(module, export_example(example),
-                                   dynamic_shapes=dynamic_shapes_for(module, example, dims), strict=False)
+        return torch.export.export(
+            module,
+            export_example(example),
+            dynamic_shapes=dynamic_shapes_for(module, example, dims),
+            strict=False,
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -211,8 +249,10 @@ def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return to_edge(copy.deepcopy(ep),
-                               compile_config=EdgeCompileConfig(_core_aten_ops_exception_list=exceptions))
+                return to_edge(
+                    copy.deepcopy(ep),
+                    compile_config=EdgeCompileConfig(_core_aten_ops_exception_list=exceptions),
+                )
         except SpecViolationError as e:
             m = _NON_CORE.search(str(e))
             if not m:
@@ -250,16 +290,21 @@ def memory_planning_pass(algo: str):
     from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy, naive
     from executorch.exir.passes import MemoryPlanningPass
 
-    return MemoryPlanningPass(memory_planning_algo=MemoryPlanningAlgorithmSuite(
-        algo_list=[{"greedy": greedy, "naive": naive}[algo]]))
+    return MemoryPlanningPass(
+        memory_planning_algo=MemoryPlanningAlgorithmSuite(
+            algo_list=[{"greedy": greedy, "naive": naive}[algo]]
+        )
+    )
 
 
 def to_executorch(edge, algo: str = "greedy", probe: Any = None):
     """The real `EdgeProgramManager.to_executorch` on a deep copy of `edge`."""
     from executorch.exir import ExecutorchBackendConfig
 
-    config = ExecutorchBackendConfig(memory_planning_pass=memory_planning_pass(algo),
-                                     **({"sym_shape_eval_pass": probe} if probe is not None else {}))
+    config = ExecutorchBackendConfig(
+        memory_planning_pass=memory_planning_pass(algo),
+        **({"sym_shape_eval_pass": probe} if probe is not None else {}),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return copy.deepcopy(edge).to_executorch(config)
@@ -271,7 +316,7 @@ def shape_envs(gm: torch.fx.GraphModule) -> list[Any]:
     for _, level in graph_levels(gm):
         for node in level.graph.nodes:
             for v in pytree.tree_leaves(node.meta.get("val")):
-                for s in (list(v.shape) if isinstance(v, torch.Tensor) else [v]):
+                for s in list(v.shape) if isinstance(v, torch.Tensor) else [v]:
                     if isinstance(s, (torch.SymInt, torch.SymBool, torch.SymFloat)):
                         envs.setdefault(id(s.node.shape_env), s.node.shape_env)
     return list(envs.values())
@@ -324,11 +369,16 @@ def _version_counters(state: dict[str, Any]) -> list[str]:
     """The ShapeEnv's version counters among its attributes: `_version_counter` (the env's
     caches) and, where torch has it, `_replacements_version_counter` (torch 2.13's
     SymNode.expr cache; torch 2.9's SymNode.expr recomputes every time and has none)."""
-    return [k for k, v in state.items()
-            if k.endswith("version_counter") and isinstance(v, int) and not isinstance(v, bool)]
+    return [
+        k
+        for k, v in state.items()
+        if k.endswith("version_counter") and isinstance(v, int) and not isinstance(v, bool)
+    ]
 
 
-def mirror_to_executorch(edge, insert: str | None = None, algo: str = "greedy") -> torch.fx.GraphModule:
+def mirror_to_executorch(
+    edge, insert: str | None = None, algo: str = "greedy"
+) -> torch.fx.GraphModule:
     """The per-program loop of executorch 1.5.1's `EdgeProgramManager.to_executorch`
     (up to memory planning, no emission) with one extra `SpecPropPass` inserted. With the
     default config it is also 1.0.1's loop: the pass list comes from the installed
@@ -385,8 +435,13 @@ def _mirror_to_executorch(edge, insert: str | None, algo: str) -> torch.fx.Graph
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i, p in enumerate(passes):
-            if insert == "before-planning" and i == at and any(
-                    is_memory_view(n.target) for _, lvl in graph_levels(gm) for n in lvl.graph.nodes):
+            if (
+                insert == "before-planning"
+                and i == at
+                and any(
+                    is_memory_view(n.target) for _, lvl in graph_levels(gm) for n in lvl.graph.nodes
+                )
+            ):
                 raise NotApplicable("SpecPropPass cannot re-trace memory.view nodes")
             gm = p(gm).graph_module
             if isinstance(p, P.SpecPropPass):
@@ -425,8 +480,11 @@ class ExirBuild:
         return self.et_program.graph_module if self.et is not None else None
 
 
-def build(program: Callable[..., Any], example: tuple,
-          dims: dict[int, dict[int, tuple[int, int]]] | None = None) -> ExirBuild:
+def build(
+    program: Callable[..., Any],
+    example: tuple,
+    dims: dict[int, dict[int, tuple[int, int]]] | None = None,
+) -> ExirBuild:
     """export -> to_edge -> to_executorch (greedy, with the spec probe). Raises
     ExportRefused / Unsupported; other to_executorch errors are kept in `.error`."""
     t = time.perf_counter()
@@ -463,9 +521,17 @@ def build(program: Callable[..., Any], example: tuple,
 class ExirLane:
     name: ClassVar[str] = "exir"
 
-    def __init__(self, *, algos: Sequence[str] = ALGOS, variance_points: Sequence[str] = VARIANCE_POINTS,
-                 bound_factor: float = 1.0, custom_bound_factor: float = 1.0,
-                 check_lower_bounds: bool = False, runtime: bool = True, strict: bool = False):
+    def __init__(
+        self,
+        *,
+        algos: Sequence[str] = ALGOS,
+        variance_points: Sequence[str] = VARIANCE_POINTS,
+        bound_factor: float = 1.0,
+        custom_bound_factor: float = 1.0,
+        check_lower_bounds: bool = False,
+        runtime: bool = True,
+        strict: bool = False,
+    ):
         """`bound_factor` / `custom_bound_factor`: how far a planned bound may exceed the
         declared one (core ops / custom ops such as fuzz::*) before exir.bound-loss.
         `check_lower_bounds`: also report min-1 probes the runtime accepts (it never
@@ -491,19 +557,25 @@ class ExirLane:
 
     # -- helpers ---------------------------------------------------------------------
 
-    def _guard(self, report: LaneReport, oracle: str, fn: Callable[[], Any], default: Any = ()) -> Any:
+    def _guard(
+        self, report: LaneReport, oracle: str, fn: Callable[[], Any], default: Any = ()
+    ) -> Any:
         try:
             return fn()
         except Exception as e:
             if self.strict:
                 raise
             report.counters["oracle-error"] += 1
-            report.details.setdefault("oracle_errors", []).append(f"{oracle}: {type(e).__name__}: {e}"[:400])
+            report.details.setdefault("oracle_errors", []).append(
+                f"{oracle}: {type(e).__name__}: {e}"[:400]
+            )
             return default
 
     # -- the run ---------------------------------------------------------------------
 
-    def run(self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str) -> LaneReport:
+    def run(
+        self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
+    ) -> LaneReport:
         report = LaneReport(self.name, device)
         host = [copy_args(c, "cpu") for c in calls]
         dims = derive_dims(case, host)
@@ -521,18 +593,32 @@ class ExirLane:
             return report
         except StageError as e:
             if reference and reference[example].error:
-                report.skipped = f"{e.stage} raised on an example eager also rejects: {type(e.error).__name__}"
+                report.skipped = (
+                    f"{e.stage} raised on an example eager also rejects: {type(e.error).__name__}"
+                )
                 return report
             what = f"{type(e.error).__name__}: {str(e.error)[:500]}"
-            report.divergences.append(Divergence("exir.crash", e.stage, what, device, {"error": what}))
+            report.divergences.append(
+                Divergence("exir.crash", e.stage, what, device, {"error": what})
+            )
             return report
         report.timings.update(b.timings)
-        report.details["range_constraints"] = {str(k): str(v) for k, v in b.ep.range_constraints.items()}
+        report.details["range_constraints"] = {
+            str(k): str(v) for k, v in b.ep.range_constraints.items()
+        }
         self.check_build(b, case, host, calls, reference, device, report)
         return report
 
-    def check_build(self, b: ExirBuild, case: Case | None, host: list[tuple], calls: list[tuple],
-                    reference: list[CallRecord], device: str, report: LaneReport) -> None:
+    def check_build(
+        self,
+        b: ExirBuild,
+        case: Case | None,
+        host: list[tuple],
+        calls: list[tuple],
+        reference: list[CallRecord],
+        device: str,
+        report: LaneReport,
+    ) -> None:
         """Every oracle on one build, in order: spec-meta (probe snapshot), bound-loss,
         overlap (greedy and naive plans), pipeline-variance, alias structure; then per
         call inside the contract: under-allocation, alias boundary, runtime-result; then
@@ -541,7 +627,9 @@ class ExirLane:
         t_checks = time.perf_counter()
         div = report.divergences
         if b.probe is not None and b.probe.records is not None:
-            div += self._guard(report, "spec-meta", lambda: exir_plan.check_spec_meta(b.probe.records, device))
+            div += self._guard(
+                report, "spec-meta", lambda: exir_plan.check_spec_meta(b.probe.records, device)
+            )
         if b.error is not None:
             self._check_failed_pipeline(b, device, report)
             report.timings["checks"] += time.perf_counter() - t_checks
@@ -550,8 +638,14 @@ class ExirLane:
         report.details["arena"] = list(gm.meta.get("non_const_buffer_sizes", []))
         planned = self._guard(report, "mapping", lambda: map_planned(gm, b.ep.graph_module), [])
         report.details["mapping"] = dict(Counter(p.how.split(":")[0] for p in planned))
-        lost, table = self._guard(report, "bound-loss", lambda: exir_plan.check_bounds(
-            planned, b.ep, self.factor, b.probe.bounds if b.probe else None, device), ([], []))
+        lost, table = self._guard(
+            report,
+            "bound-loss",
+            lambda: exir_plan.check_bounds(
+                planned, b.ep, self.factor, b.probe.bounds if b.probe else None, device
+            ),
+            ([], []),
+        )
         report.details["bounds"] = table
         div += lost
         self._check_plans(b, device, report)
@@ -563,10 +657,22 @@ class ExirLane:
         """to_executorch raised. A lost bound (the sym-shape pass found int_oo where the
         program declares a finite bound) is exir.bound-loss, judged from the probe's
         snapshot; no finite bound anywhere is a skip; anything else is exir.crash."""
-        planned = self._guard(report, "mapping", lambda: map_planned(b.probe.gm, b.ep.graph_module)
-                              if b.probe is not None and b.probe.gm is not None else [], [])
-        lost, table = self._guard(report, "bound-loss", lambda: exir_plan.check_bounds(
-            planned, b.ep, self.factor, b.probe.bounds, device), ([], []))
+        planned = self._guard(
+            report,
+            "mapping",
+            lambda: (
+                map_planned(b.probe.gm, b.ep.graph_module)
+                if b.probe is not None and b.probe.gm is not None
+                else []
+            ),
+            [],
+        )
+        lost, table = self._guard(
+            report,
+            "bound-loss",
+            lambda: exir_plan.check_bounds(planned, b.ep, self.factor, b.probe.bounds, device),
+            ([], []),
+        )
         report.details["bounds"] = table
         report.divergences.extend(lost)
         bound_error = any(m in str(b.error) for m in _BOUND_ERRORS)
@@ -575,7 +681,9 @@ class ExirLane:
             report.counters["unsupported-skip"] += 1
         elif not bound_error:
             what = f"{type(b.error).__name__}: {str(b.error)[:500]}"
-            report.divergences.append(Divergence("exir.crash", "to_executorch", what, device, {"error": what}))
+            report.divergences.append(
+                Divergence("exir.crash", "to_executorch", what, device, {"error": what})
+            )
 
     def _check_plans(self, b: ExirBuild, device: str, report: LaneReport) -> None:
         """exir.overlap for each planning algorithm, exir.pipeline-variance for each
@@ -592,10 +700,19 @@ class ExirLane:
                         report.counters[f"{algo}-unsupported"] += 1
                         continue
                     what = f"{type(e).__name__}: {str(e)[:500]}"
-                    div.append(Divergence("exir.crash", f"to_executorch[{algo}]", what, device, {"error": what}))
+                    div.append(
+                        Divergence(
+                            "exir.crash", f"to_executorch[{algo}]", what, device, {"error": what}
+                        )
+                    )
                     continue
-            div += self._guard(report, "overlap", lambda: exir_plan.check_overlap(
-                prog.graph_module, prog.graph_signature, algo, device))
+            div += self._guard(
+                report,
+                "overlap",
+                lambda: exir_plan.check_overlap(
+                    prog.graph_module, prog.graph_signature, algo, device
+                ),
+            )
         base = exir_plan.plan_fingerprint(gm)
         for point in self.variance_points:
             try:
@@ -604,25 +721,50 @@ class ExirLane:
                 report.counters[f"variance-{point}-n/a"] += 1
                 continue
             except Exception as e:
-                div.append(Divergence("exir.pipeline-variance", f"pipeline-variance[{point}]",
-                                      f"re-running SpecPropPass {point} makes the pipeline raise "
-                                      f"{type(e).__name__}: {str(e)[:300]}", device,
-                                      {"point": point, "error": f"{type(e).__name__}: {str(e)[:300]}"}))
+                div.append(
+                    Divergence(
+                        "exir.pipeline-variance",
+                        f"pipeline-variance[{point}]",
+                        f"re-running SpecPropPass {point} makes the pipeline raise "
+                        f"{type(e).__name__}: {str(e)[:300]}",
+                        device,
+                        {"point": point, "error": f"{type(e).__name__}: {str(e)[:300]}"},
+                    )
+                )
                 continue
             div += exir_plan.compare_plans(base, variant, point, device)
-        alias, notes = self._guard(report, "alias-structure",
-                                   lambda: exir_aliasing.check_alias_structure(gm, device), ([], {}))
+        alias, notes = self._guard(
+            report,
+            "alias-structure",
+            lambda: exir_aliasing.check_alias_structure(gm, device),
+            ([], {}),
+        )
         div += alias
         report.details["alias_notes"] = notes
 
-    def _check_calls(self, b: ExirBuild, planned: list[PlannedTensor], host: list[tuple],
-                     calls: list[tuple], reference: list[CallRecord], device: str,
-                     report: LaneReport) -> float:
+    def _check_calls(
+        self,
+        b: ExirBuild,
+        planned: list[PlannedTensor],
+        host: list[tuple],
+        calls: list[tuple],
+        reference: list[CallRecord],
+        device: str,
+        report: LaneReport,
+    ) -> float:
         """Per-call oracles and the contract probes; returns the seconds spent in the runtime."""
         div, et_program, t_runtime = report.divergences, b.et_program, 0.0
-        facts = self._guard(report, "alias-boundary", lambda: exir_aliasing.boundary_facts(et_program), None)
-        missing = exir_runtime.missing_kernels(b.planned_gm) if self.use_runtime else ["(runtime disabled)"]
-        report.details["runtime"] = "pip runtime" if not missing else f"static checks only: no kernel for {missing}"
+        facts = self._guard(
+            report, "alias-boundary", lambda: exir_aliasing.boundary_facts(et_program), None
+        )
+        missing = (
+            exir_runtime.missing_kernels(b.planned_gm)
+            if self.use_runtime
+            else ["(runtime disabled)"]
+        )
+        report.details["runtime"] = (
+            "pip runtime" if not missing else f"static checks only: no kernel for {missing}"
+        )
         loaded = None
         if missing:
             report.counters["runtime-static-only"] += 1
@@ -631,16 +773,26 @@ class ExirLane:
             try:
                 loaded = exir_runtime.LoadedProgram(b.buffer)
             except Exception as e:
-                div.append(Divergence("exir.crash", "runtime-load", f"{type(e).__name__}: {str(e)[:500]}", device))
+                div.append(
+                    Divergence(
+                        "exir.crash", "runtime-load", f"{type(e).__name__}: {str(e)[:500]}", device
+                    )
+                )
             t_runtime += time.perf_counter() - t
         legal: Counter = Counter()
         first_inside = None
         try:
             for i, (args, ref) in enumerate(zip(host, reference)):
                 stage = f"call[{i}]"
-                why = self._guard(report, "contract", lambda: exir_runtime.outside_contract(b.ep, args)
-                                  or exir_runtime.aliased_mutation(et_program, args, ref),
-                                  "the contract check failed")
+                why = self._guard(
+                    report,
+                    "contract",
+                    lambda: (
+                        exir_runtime.outside_contract(b.ep, args)
+                        or exir_runtime.aliased_mutation(et_program, args, ref)
+                    ),
+                    "the contract check failed",
+                )
                 if why is not None:
                     report.counters["call-outside-contract"] += 1
                     report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
@@ -650,8 +802,14 @@ class ExirLane:
                 if not ref.error:
                     div += self._under_allocation(b, planned, args, stage, device, report)
                 if facts is not None:
-                    alias, ok = self._guard(report, "alias-boundary", lambda: exir_aliasing.check_alias_boundary(
-                        facts, ref, calls[i], stage, device), ([], {}))
+                    alias, ok = self._guard(
+                        report,
+                        "alias-boundary",
+                        lambda: exir_aliasing.check_alias_boundary(
+                            facts, ref, calls[i], stage, device
+                        ),
+                        ([], {}),
+                    )
                     div += alias
                     legal.update(ok)
                 if loaded is not None:
@@ -662,30 +820,48 @@ class ExirLane:
             report.details["legal_aliasing"] = dict(legal)
             if loaded is not None and first_inside is not None:
                 t = time.perf_counter()
-                self._guard(report, "contract-probes",
-                            lambda: self._probe_contract(b, loaded, first_inside, device, report), None)
+                self._guard(
+                    report,
+                    "contract-probes",
+                    lambda: self._probe_contract(b, loaded, first_inside, device, report),
+                    None,
+                )
                 t_runtime += time.perf_counter() - t
         finally:
             if loaded is not None:
                 loaded.close()  # the Method goes before its Program
         return t_runtime
 
-    def _under_allocation(self, b: ExirBuild, planned: list[PlannedTensor], args: tuple, stage: str,
-                          device: str, report: LaneReport) -> list[Divergence]:
+    def _under_allocation(
+        self,
+        b: ExirBuild,
+        planned: list[PlannedTensor],
+        args: tuple,
+        stage: str,
+        device: str,
+        report: LaneReport,
+    ) -> list[Divergence]:
         try:
             values = interpret_aten(b.ep, copy_args(args))
         except Exception as e:  # e.g. a runtime assert of the ATen program: counted, not judged
             report.counters["aten-interpret-error"] += 1
             report.details.setdefault("aten_interpret_errors", []).append(
-                f"{stage}: {type(e).__name__}: {str(e)[:200]}")
+                f"{stage}: {type(e).__name__}: {str(e)[:200]}"
+            )
             return []
-        under, stats = self._guard(report, "under-allocation", lambda: exir_plan.check_under_allocation(
-            planned, values, stage, device), ([], {}))
+        under, stats = self._guard(
+            report,
+            "under-allocation",
+            lambda: exir_plan.check_under_allocation(planned, values, stage, device),
+            ([], {}),
+        )
         for k, v in stats.items():
             report.counters[f"tensors-{k}"] += v
         return under
 
-    def _probe_contract(self, b: ExirBuild, loaded, example: tuple, device: str, report: LaneReport) -> None:
+    def _probe_contract(
+        self, b: ExirBuild, loaded, example: tuple, device: str, report: LaneReport
+    ) -> None:
         """exir.unchecked-contract: inputs just outside range_constraints, or inside them but
         failing an export guard, must be rejected."""
         results = []
@@ -698,9 +874,18 @@ class ExirLane:
             results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
             report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
             if accepted and (probe.kind != "lower" or self.check_lower_bounds):
-                outside = "the export guards" if probe.kind == "guard" else "the exported range_constraints"
-                report.divergences.append(Divergence(
-                    "exir.unchecked-contract", f"contract[{probe.kind}]",
-                    f"the runtime accepted {probe.name}, outside {outside}",
-                    device, {"probe": probe.name, "kind": probe.kind}))
+                outside = (
+                    "the export guards"
+                    if probe.kind == "guard"
+                    else "the exported range_constraints"
+                )
+                report.divergences.append(
+                    Divergence(
+                        "exir.unchecked-contract",
+                        f"contract[{probe.kind}]",
+                        f"the runtime accepted {probe.name}, outside {outside}",
+                        device,
+                        {"probe": probe.name, "kind": probe.kind},
+                    )
+                )
         report.details["contract_probes"] = results

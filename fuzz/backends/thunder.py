@@ -30,7 +30,8 @@ from fuzz.tensors import copy_args
 # Errors that mean "Thunder 0.2.6 does not support this program" (not a bug we hunt).
 UNSUPPORTED = re.compile(
     r"NotImplementedError|not supported|[Uu]nsupported|is not registered|manual registration|"
-    r"DynamicOutputShapeException|Expected pred to be bool|only consists of tensor leaves")
+    r"DynamicOutputShapeException|Expected pred to be bool|only consists of tensor leaves"
+)
 
 SYMBOLIC = "symbolic values"
 
@@ -58,8 +59,9 @@ class ThunderLane:
             warnings.simplefilter("ignore")
             return thunder.jit(fn, cache=cache)
 
-    def run(self, case: Case, calls: list[tuple], reference: list[CallRecord],
-            device: str) -> LaneReport:
+    def run(
+        self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
+    ) -> LaneReport:
         thunder = _thunder()
         report = LaneReport(self.name, device)
         t = report.timings
@@ -105,8 +107,9 @@ class ThunderLane:
 
     def _compare(self, expected: CallRecord, record: CallRecord, stage: str, device: str):
         """The per-call oracles: results, then aliasing and input mutation."""
-        return (compare_results(self.name, expected, record, stage, device)
-                + compare_aliasing(self.name, expected, record, stage, device))
+        return compare_results(self.name, expected, record, stage, device) + compare_aliasing(
+            self.name, expected, record, stage, device
+        )
 
     def _annotate_with_control(self, case, calls, reference, device, report):
         """Run the default (constant values) cache and note where it diverges too."""
@@ -117,6 +120,14 @@ class ThunderLane:
             for d in self._compare(expected, record, f"call[{i}]", device):
                 diverged[(d.kind, d.stage)] += 1
         report.divergences = [
-            dataclasses.replace(d, data=d.data | {
-                "control": "diverges too" if (d.kind, d.stage) in diverged else "agrees with eager"})
-            for d in report.divergences]
+            dataclasses.replace(
+                d,
+                data=d.data
+                | {
+                    "control": "diverges too"
+                    if (d.kind, d.stage) in diverged
+                    else "agrees with eager"
+                },
+            )
+            for d in report.divergences
+        ]

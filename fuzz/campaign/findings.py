@@ -28,10 +28,13 @@ def replace_docstring(source: str, doc: str) -> str:
     except SyntaxError:
         return body + "\n" + source
     first = tree.body[0] if tree.body else None
-    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)):
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
         lines = source.splitlines(keepends=True)
-        rest = "".join(lines[first.end_lineno:])
+        rest = "".join(lines[first.end_lineno :])
         return body + rest
     return body + "\n" + source
 
@@ -46,9 +49,18 @@ def found_labels(divergences: Sequence[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(f"{d['kind']}@{stage_kind(d['stage'])}" for d in divergences))
 
 
-def describe(divergences: Sequence[dict[str, Any]], *, how: str, fixes: dict[str, str],
-             versions: dict[str, str | None], shrunk: str, signatures: Sequence[str],
-             switch: str = "on", isolate: bool = False, width: int = 88) -> str:
+def describe(
+    divergences: Sequence[dict[str, Any]],
+    *,
+    how: str,
+    fixes: dict[str, str],
+    versions: dict[str, str | None],
+    shrunk: str,
+    signatures: Sequence[str],
+    switch: str = "on",
+    isolate: bool = False,
+    width: int = 88,
+) -> str:
     """The docstring of a found case."""
     first = divergences[0]
     head = f"{first['kind']} at {first['stage']} on {first.get('device', 'cpu')}"
@@ -60,8 +72,11 @@ def describe(divergences: Sequence[dict[str, Any]], *, how: str, fixes: dict[str
             details = details[:400] + " ..."
         control = d.get("data", {}).get("control")
         extra = f" [control: {control}]" if control else ""
-        lines += textwrap.wrap(f"- {d['kind']} at {d['stage']} on {d.get('device', 'cpu')}: "
-                               f"{details}{extra}", width, subsequent_indent="  ")
+        lines += textwrap.wrap(
+            f"- {d['kind']} at {d['stage']} on {d.get('device', 'cpu')}: {details}{extra}",
+            width,
+            subsequent_indent="  ",
+        )
     lines.append("")
     lines.append("Why it matters:")
     for kind in dict.fromkeys(d["kind"] for d in divergences):
@@ -71,14 +86,18 @@ def describe(divergences: Sequence[dict[str, Any]], *, how: str, fixes: dict[str
     lines += textwrap.wrap(f"Shrinking: {shrunk}", width)
     active = ", ".join(f"{k} ({v})" for k, v in sorted(fixes.items())) or "none"
     lines += textwrap.wrap(f"Fixes active: {active}.", width)
-    lines += textwrap.wrap("Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
-                           width)
+    lines += textwrap.wrap(
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", width
+    )
     lines += textwrap.wrap("Signatures: " + ", ".join(signatures) + ".", width)
-    lines.append(f"Replay: python -m fuzz replay THIS_FILE --fixes {switch}"
-                 + (" --isolate  (it kills the process that runs it)" if isolate else ""))
+    lines.append(
+        f"Replay: python -m fuzz replay THIS_FILE --fixes {switch}"
+        + (" --isolate  (it kills the process that runs it)" if isolate else "")
+    )
     return "\n".join(lines)
 
 
 def render_finding(source: str, divergences: Sequence[dict[str, Any]], **kw) -> str:
-    return with_found(replace_docstring(source, describe(divergences, **kw)),
-                      found_labels(divergences))
+    return with_found(
+        replace_docstring(source, describe(divergences, **kw)), found_labels(divergences)
+    )

@@ -68,7 +68,9 @@ class Finding:
     path: str | None = None
     known_as: list[str] = dataclasses.field(default_factory=list)
     signatures: list[Signature] = dataclasses.field(default_factory=list)
-    sig_status: dict[str, str] = dataclasses.field(default_factory=dict)  # digest -> new|known|duplicate
+    sig_status: dict[str, str] = dataclasses.field(
+        default_factory=dict
+    )  # digest -> new|known|duplicate
     confirmation: str = ""
 
     def shrunk_text(self) -> str:
@@ -78,18 +80,29 @@ class Finding:
             return "yes"
         return "partly (shrink budget spent)" if self.final else "partly (shrink unfinished)"
 
-    def better_than(self, other: "Finding") -> bool:
+    def better_than(self, other: Finding) -> bool:
         return (self.final, -len(self.source)) > (other.final, -len(other.source))
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "item": list(self.item), "status": self.status, "path": self.path,
+            "item": list(self.item),
+            "status": self.status,
+            "path": self.path,
             "shrunk": self.shrunk_text(),
-            "worker": self.worker, "sightings": self.sightings, "ops": self.ops,
-            "divergences": self.divergences, "known_as": self.known_as,
-            "signatures": [{"digest": s.digest, "kind": s.kind, "stage": s.stage,
-                            "status": self.sig_status.get(s.digest, "")}
-                           for s in self.signatures],
+            "worker": self.worker,
+            "sightings": self.sightings,
+            "ops": self.ops,
+            "divergences": self.divergences,
+            "known_as": self.known_as,
+            "signatures": [
+                {
+                    "digest": s.digest,
+                    "kind": s.kind,
+                    "stage": s.stage,
+                    "status": self.sig_status.get(s.digest, ""),
+                }
+                for s in self.signatures
+            ],
             "confirmation": self.confirmation,
         }
 
@@ -123,8 +136,11 @@ class Campaign:
         self.deadline = self.start + args.budget
         self.shrink_budget = args.shrink_budget or max(20.0, args.budget / 4)
         self.hard_deadline = self.deadline + self.shrink_budget + 30.0
-        self.seed = args.hypothesis_seed if args.hypothesis_seed is not None else \
-            int.from_bytes(os.urandom(4), "big")
+        self.seed = (
+            args.hypothesis_seed
+            if args.hypothesis_seed is not None
+            else int.from_bytes(os.urandom(4), "big")
+        )
         self.stats = CampaignStats()
         self.findings: dict[tuple, Finding] = {}
         self.crash_sources: set[str] = set()
@@ -145,13 +161,15 @@ class Campaign:
         self.into = DirectoryCorpus(args.into) if args.into else DirectoryCorpus(out / "cases")
         self.index = CorpusIndex.of([ReadOnlyCorpus(c) for c in self.corpora] + [self.into])
         db = args.database
-        self.database = None if (db or "").lower() == "none" else str(
-            Path(db) if db else out / "hypothesis-db")
+        self.database = (
+            None if (db or "").lower() == "none" else str(Path(db) if db else out / "hypothesis-db")
+        )
         n = args.workers if args.workers != "auto" else auto_workers()
         if args.max_examples is not None:
             n = max(1, min(n, args.max_examples))
-            quotas = [args.max_examples // n + (1 if i < args.max_examples % n else 0)
-                      for i in range(n)]
+            quotas = [
+                args.max_examples // n + (1 if i < args.max_examples % n else 0) for i in range(n)
+            ]
         else:
             quotas = [None] * n
         self.slots = [Slot(i, q) for i, q in enumerate(quotas)]
@@ -160,12 +178,18 @@ class Campaign:
     def config(self, slot: Slot) -> dict[str, Any]:
         a = self.args
         return {
-            "slot": slot.index, "incarnation": slot.incarnation,
+            "slot": slot.index,
+            "incarnation": slot.incarnation,
             "seed": derive_seed(self.seed, slot.index, slot.incarnation),
-            "fixes": a.fixes_switch, "plugins": list(a.plugin or ()),
-            "lanes": list(a.lanes), "gen_lanes": list(a.lanes), "devices": list(a.devices),
-            "max_ops": a.max_ops, "max_calls": a.max_calls,
-            "deadline": self.deadline, "hard_deadline": self.hard_deadline,
+            "fixes": a.fixes_switch,
+            "plugins": list(a.plugin or ()),
+            "lanes": list(a.lanes),
+            "gen_lanes": list(a.lanes),
+            "devices": list(a.devices),
+            "max_ops": a.max_ops,
+            "max_calls": a.max_calls,
+            "deadline": self.deadline,
+            "hard_deadline": self.hard_deadline,
             "shrink_budget": self.shrink_budget,
             "quota": None if slot.quota is None else max(0, slot.quota - slot.explored),
             "database": self.database,
@@ -186,10 +210,21 @@ class Campaign:
         env.pop("HYPOTHESIS_PROFILE", None)
         with open(slot.log, "wb") as log:
             slot.proc = subprocess.Popen(
-                [sys.executable, "-m", "fuzz.campaign.worker", "loop", str(cfg_path),
-                 str(write_fd)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                pass_fds=(write_fd,), env=env, start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "fuzz.campaign.worker",
+                    "loop",
+                    str(cfg_path),
+                    str(write_fd),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd,),
+                env=env,
+                start_new_session=True,
+            )
         os.close(write_fd)
         os.set_blocking(read_fd, False)
         slot.fd, slot.buf, slot.current, slot.bye = read_fd, b"", None, None
@@ -231,8 +266,14 @@ class Campaign:
                     if "no CUDA device" not in why:
                         self.error(f"{key} cannot run: {why}")
         elif t == "start":
-            slot.current = {"n": msg["n"], "sha": msg["sha"], "phase": msg["phase"],
-                            "since": now, "lane": None, "device": None}
+            slot.current = {
+                "n": msg["n"],
+                "sha": msg["sha"],
+                "phase": msg["phase"],
+                "since": now,
+                "lane": None,
+                "device": None,
+            }
             if msg["phase"] == "explore":
                 slot.explored += 1
         elif t == "lane":
@@ -243,10 +284,18 @@ class Campaign:
                 slot.current = None
             self.stats.add_example(msg)
         elif t == "candidate":
-            self.add_finding(Finding(tuple(msg["item"]), msg["source"], msg["divergences"],
-                                     bool(msg.get("final")), slot.name, ops=msg.get("ops", []),
-                                     shrunk=msg.get("shrunk", "")),
-                             sighting=msg.get("phase") == "explore")
+            self.add_finding(
+                Finding(
+                    tuple(msg["item"]),
+                    msg["source"],
+                    msg["divergences"],
+                    bool(msg.get("final")),
+                    slot.name,
+                    ops=msg.get("ops", []),
+                    shrunk=msg.get("shrunk", ""),
+                ),
+                sighting=msg.get("phase") == "explore",
+            )
         elif t == "error":
             self.error(f"{slot.name}: {msg.get('message', '')}")
         elif t == "bye":
@@ -302,13 +351,19 @@ class Campaign:
         if current is not None and current.get("lane"):
             self.record_crash(slot, current, rc, hang)
         elif current is not None:
-            self.error(f"{slot.name} died (exit {rc}) while running the eager reference; "
-                       f"program: {self.keep_scratch(slot, 'eager')}; log: {slot.log}")
+            self.error(
+                f"{slot.name} died (exit {rc}) while running the eager reference; "
+                f"program: {self.keep_scratch(slot, 'eager')}; log: {slot.log}"
+            )
         elif not self.stopping:
-            self.error(f"{slot.name} exited with {rc} between programs; log: {slot.log}\n"
-                       + tail(slot.log))
-        if self.stopping or time.time() >= self.deadline or \
-                (slot.quota is not None and slot.explored >= slot.quota):
+            self.error(
+                f"{slot.name} exited with {rc} between programs; log: {slot.log}\n" + tail(slot.log)
+            )
+        if (
+            self.stopping
+            or time.time() >= self.deadline
+            or (slot.quota is not None and slot.explored >= slot.quota)
+        ):
             slot.finished = True
             return
         if slot.restarts >= MAX_RESTARTS:
@@ -351,10 +406,16 @@ class Campaign:
             how = f"the worker process died ({name}) while {lane} ran this program"
             fp = name
         kind = f"{lane}.crash"
-        d = {"kind": kind, "stage": "process", "details": how, "device": device,
-             "data": {"returncode": rc, "phase": current["phase"], "worker": slot.name}}
-        self.add_finding(Finding((kind, "process", fp), source, [d], final=False,
-                                 worker=slot.name, crash=True))
+        d = {
+            "kind": kind,
+            "stage": "process",
+            "details": how,
+            "device": device,
+            "data": {"returncode": rc, "phase": current["phase"], "worker": slot.name},
+        }
+        self.add_finding(
+            Finding((kind, "process", fp), source, [d], final=False, worker=slot.name, crash=True)
+        )
         if current["phase"] == "explore":  # it ran (and ended) like any other program
             self.stats.explored += 1
             st = self.stats.lane(f"{lane}/{device}")
@@ -368,11 +429,16 @@ class Campaign:
             (self.out / sub).mkdir(parents=True, exist_ok=True)
         for slot in self.slots:
             self.spawn(slot)
-        self.event(f"campaign seed {self.seed}, {len(self.slots)} worker(s), "
-                   f"lanes {','.join(self.args.lanes)}, devices {','.join(self.args.devices)}, "
-                   f"fixes {self.args.fixes_switch}, budget {self.args.budget:g} s"
-                   + (f", max {self.args.max_examples} programs"
-                      if self.args.max_examples is not None else ""))
+        self.event(
+            f"campaign seed {self.seed}, {len(self.slots)} worker(s), "
+            f"lanes {','.join(self.args.lanes)}, devices {','.join(self.args.devices)}, "
+            f"fixes {self.args.fixes_switch}, budget {self.args.budget:g} s"
+            + (
+                f", max {self.args.max_examples} programs"
+                if self.args.max_examples is not None
+                else ""
+            )
+        )
         try:
             while any(not s.finished for s in self.slots):
                 for key, _ in self.sel.select(timeout=0.5):
@@ -422,10 +488,12 @@ class Campaign:
         wall = now - self.start
         s = self.stats
         live = sum(1 for x in self.slots if not x.finished)
-        text = (f"[{wall:6.1f}s/{self.args.budget:g}s] {s.explored} programs "
-                f"({s.explored / max(wall, 1e-9):.2f}/s), {s.shrink_runs} shrink runs, "
-                f"{len(self.findings)} divergence(s), {self.crashes} crash(es), "
-                f"{self.hangs} hang(s), {live} worker(s)")
+        text = (
+            f"[{wall:6.1f}s/{self.args.budget:g}s] {s.explored} programs "
+            f"({s.explored / max(wall, 1e-9):.2f}/s), {s.shrink_runs} shrink runs, "
+            f"{len(self.findings)} divergence(s), {self.crashes} crash(es), "
+            f"{self.hangs} hang(s), {live} worker(s)"
+        )
         if self.tty:
             sys.stderr.write("\r\033[K" + text)
         else:
@@ -441,8 +509,17 @@ class Campaign:
         path = self.out / "scratch" / f"confirm-{sha(f.source)[:12]}.py"
         path.write_text(f.source)
         lane = d["kind"].split(".")[0]
-        cmd = [sys.executable, "-m", "fuzz.campaign.worker", "run-one", str(path), lane,
-               d["device"], "--fixes", self.args.fixes_switch]
+        cmd = [
+            sys.executable,
+            "-m",
+            "fuzz.campaign.worker",
+            "run-one",
+            str(path),
+            lane,
+            d["device"],
+            "--fixes",
+            self.args.fixes_switch,
+        ]
         for p in self.args.plugin or ():
             cmd += ["--plugin", p]
         start = time.time()
@@ -471,8 +548,9 @@ class Campaign:
                 confirm_left -= 1
                 if f.status == "flaky":
                     continue
-            sigs = list(dict.fromkeys(signature(d["kind"], d["stage"], f.source)
-                                      for d in f.divergences))
+            sigs = list(
+                dict.fromkeys(signature(d["kind"], d["stage"], f.source) for d in f.divergences)
+            )
             f.signatures = sigs
             known = {}
             for s in sigs:
@@ -497,15 +575,27 @@ class Campaign:
                 "yes": "Hypothesis shrank it to this program (minimal for this divergence).",
                 "no (the process died on it)": "not shrunk: the worker process died on it.",
                 "partly (shrink budget spent)": "partly: the shrink budget ran out; this is the "
-                                                "smallest program found by then.",
-            }.get(f.shrunk_text(), "partly: the shrink did not finish (or it was shrinking "
-                                   "another divergence); this is the smallest program seen.")
-            how = (f"Found by `python -m fuzz nightly` (campaign seed {self.seed}, {f.worker}, "
-                   f"lanes {','.join(self.args.lanes)}); seen {f.sightings} time(s).")
+                "smallest program found by then.",
+            }.get(
+                f.shrunk_text(),
+                "partly: the shrink did not finish (or it was shrinking "
+                "another divergence); this is the smallest program seen.",
+            )
+            how = (
+                f"Found by `python -m fuzz nightly` (campaign seed {self.seed}, {f.worker}, "
+                f"lanes {','.join(self.args.lanes)}); seen {f.sightings} time(s)."
+            )
             text = render_finding(
-                f.source, f.divergences, how=how, fixes=fixes, versions=versions,
-                shrunk=shrunk, signatures=[s.digest for s in sigs],
-                switch=self.args.fixes_switch, isolate=f.crash)
+                f.source,
+                f.divergences,
+                how=how,
+                fixes=fixes,
+                versions=versions,
+                shrunk=shrunk,
+                signatures=[s.digest for s in sigs],
+                switch=self.args.fixes_switch,
+                isolate=f.crash,
+            )
             base = safe_name(f"{f.item[0]}_{sigs[0].digest[:8]}")
             name = self.into.save(base, text)
             f.path = str(self.into.path / f"{name}.py")
@@ -520,8 +610,9 @@ class Campaign:
         kinds: dict[str, dict[str, int]] = {}
 
         def row(kind):
-            return kinds.setdefault(kind, {"programs": 0, "new": 0, "known": 0,
-                                           "duplicate": 0, "flaky": 0})
+            return kinds.setdefault(
+                kind, {"programs": 0, "new": 0, "known": 0, "duplicate": 0, "flaky": 0}
+            )
 
         for f in self.findings.values():
             if f.status == "flaky":
@@ -550,18 +641,28 @@ class Campaign:
             "database": self.database,
             "corpus": [str(c.path) for c in self.corpora],
             "cases_dir": str(self.into.path),
-            "programs": {"explored": self.stats.explored, "shrink_runs": self.stats.shrink_runs,
-                         "per_second": round(self.stats.explored / max(wall, 1e-9), 3)},
+            "programs": {
+                "explored": self.stats.explored,
+                "shrink_runs": self.stats.shrink_runs,
+                "per_second": round(self.stats.explored / max(wall, 1e-9), 3),
+            },
             "crashes": self.crashes,
             "hangs": self.hangs,
             "unavailable": self.unavailable,
             "divergence_kinds": kinds,
-            "findings": [f.to_json() for f in sorted(
-                self.findings.values(), key=lambda f: ({"new": 0}.get(f.status, 1), f.item))],
+            "findings": [
+                f.to_json()
+                for f in sorted(
+                    self.findings.values(), key=lambda f: ({"new": 0}.get(f.status, 1), f.item)
+                )
+            ],
             "new_cases": [f.path for f in new],
             "stats": stats,
-            "time": {"wall": round(wall, 2), "worker_seconds": round(self.worker_seconds, 2),
-                     "worker_startup": round(self.startup_seconds, 2)},
+            "time": {
+                "wall": round(wall, 2),
+                "worker_seconds": round(self.worker_seconds, 2),
+                "worker_startup": round(self.startup_seconds, 2),
+            },
             "errors": self.errors,
             "events": self.events[-200:],
         }
@@ -573,19 +674,22 @@ STARTUP_LIMIT_S = 180.0
 def child_env() -> dict[str, str]:
     """The environment of a child process: the repository and the cwd importable."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.getcwd()] + (
-        [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), os.getcwd()] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
 
-def run_one(cmd: list[str], env: dict, timeout: float, output: list | None = None
-            ) -> tuple[int | None, bool]:
+def run_one(
+    cmd: list[str], env: dict, timeout: float, output: list | None = None
+) -> tuple[int | None, bool]:
     """Run `worker run-one` in a fresh process: (exit status, whether it hung). The
     program's time limit counts from when the process says RUNNING (imports excluded).
     Its stdout is appended to `output` when given."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True
+    )
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     limit = time.time() + STARTUP_LIMIT_S
@@ -656,8 +760,11 @@ def main(args) -> int:
     unknown = [ln for ln in args.lanes if ln not in LANE_NAMES]
     bad_devices = [d for d in args.devices if d not in ("cpu", "cuda")]
     if unknown or bad_devices:
-        print(f"error: unknown lane(s) {unknown} / device(s) {bad_devices}; lanes: "
-              f"{list(LANE_NAMES)}, devices: cpu, cuda", file=sys.stderr)
+        print(
+            f"error: unknown lane(s) {unknown} / device(s) {bad_devices}; lanes: "
+            f"{list(LANE_NAMES)}, devices: cpu, cuda",
+            file=sys.stderr,
+        )
         return 2
     if args.max_examples is not None and args.max_examples < 1:
         print("error: --max-examples must be >= 1", file=sys.stderr)
@@ -669,11 +776,13 @@ def main(args) -> int:
     doc = campaign.finish()
     write_reports(out, doc)
     if not args.quiet:
-        print(f"{doc['programs']['explored']} programs in {doc['wall_s']:.0f} s "
-              f"({doc['programs']['per_second']:.2f}/s); "
-              f"{sum(1 for f in doc['findings'] if f['status'] == 'new')} new, "
-              f"{sum(1 for f in doc['findings'] if f['status'] in ('known', 'duplicate'))} known "
-              f"finding(s); report: {out / 'report.md'}; exit {doc['exit']}")
+        print(
+            f"{doc['programs']['explored']} programs in {doc['wall_s']:.0f} s "
+            f"({doc['programs']['per_second']:.2f}/s); "
+            f"{sum(1 for f in doc['findings'] if f['status'] == 'new')} new, "
+            f"{sum(1 for f in doc['findings'] if f['status'] in ('known', 'duplicate'))} known "
+            f"finding(s); report: {out / 'report.md'}; exit {doc['exit']}"
+        )
         for path in doc["new_cases"]:
             print(f"  new case: {path}")
         for err in doc["errors"][:5]:

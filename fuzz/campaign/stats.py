@@ -14,7 +14,7 @@ from typing import Any
 
 
 def skip_category(reason: str) -> str:
-    """A short category of a skip reason ("unsupported by thunder: ..." -> "unsupported by thunder")."""
+    """A skip reason's category ("unsupported by thunder: ..." -> "unsupported by thunder")."""
     return reason.split(":", 1)[0].strip()[:80] or "skipped"
 
 
@@ -32,8 +32,12 @@ class LaneStats:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "programs": self.programs, "ran": self.ran, "skipped": dict(self.skipped),
-            "divergent": self.divergent, "kinds": dict(self.kinds), "flaky": dict(self.flaky),
+            "programs": self.programs,
+            "ran": self.ran,
+            "skipped": dict(self.skipped),
+            "divergent": self.divergent,
+            "kinds": dict(self.kinds),
+            "flaky": dict(self.flaky),
             "counters": dict(self.counters),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "errors": self.errors,
@@ -89,7 +93,9 @@ class CampaignStats:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "explored": self.explored, "shrink_runs": self.shrink_runs, "cached": self.cached,
+            "explored": self.explored,
+            "shrink_runs": self.shrink_runs,
+            "cached": self.cached,
             "lanes": {k: v.to_json() for k, v in sorted(self.lanes.items())},
             "families": dict(self.families.most_common()),
             "family_programs": dict(self.family_programs.most_common()),

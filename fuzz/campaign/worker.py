@@ -112,7 +112,8 @@ class Worker:
         # (source, where) -> None (no divergence) or (items, payload)
         self.verdicts: dict[tuple[str, tuple], tuple[list, dict] | None] = {}
         self.suppressed: set[tuple[str, str, str]] = {
-            tuple(i) for i in config.get("suppressed", ())}
+            tuple(i) for i in config.get("suppressed", ())
+        }
         self.skip_sources = set(config.get("skip_sources", ()))
         self.explored = 0
         self.n = 0
@@ -152,8 +153,13 @@ class Worker:
                 why = lane_unavailable(lane, device)
                 if why:
                     self.unavailable[f"{lane}/{device}"] = why
-        self.send(t="hello", pid=os.getpid(), fixes=active, versions=fixes.package_versions(),
-                  unavailable=self.unavailable)
+        self.send(
+            t="hello",
+            pid=os.getpid(),
+            fixes=active,
+            versions=fixes.package_versions(),
+            unavailable=self.unavailable,
+        )
 
     # -- one example -------------------------------------------------------------------
     def write_scratch(self, source: str) -> None:
@@ -200,15 +206,26 @@ class Worker:
         lanes_rec, divergences = self.run_lanes(generated.case, where)
         run_s = time.perf_counter() - start
         program = generated.program
-        self.send(t="example", n=self.n, phase=phase, gen_s=gen_s, run_s=run_s,
-                  lanes=lanes_rec, families=dict(program.families),
-                  decisions=dict(program.decision_kinds))
+        self.send(
+            t="example",
+            n=self.n,
+            phase=phase,
+            gen_s=gen_s,
+            run_s=run_s,
+            lanes=lanes_rec,
+            families=dict(program.families),
+            decisions=dict(program.decision_kinds),
+        )
         if not divergences:
             self.verdicts[(source, where)] = None
             return
         items = sorted({item_of(d) for d in divergences})
-        payload = {"source": source, "divergences": [d.to_json() for d in divergences],
-                   "families": sorted(program.families), "ops": [n.op for n in program.nodes]}
+        payload = {
+            "source": source,
+            "divergences": [d.to_json() for d in divergences],
+            "families": sorted(program.families),
+            "ops": [n.op for n in program.nodes],
+        }
         self.verdicts[(source, where)] = (items, payload)
         self._diverged(items, payload, phase=phase, announce=True)
 
@@ -224,9 +241,11 @@ class Worker:
             self.phase = "shrink"
             self.primary = item
             self.primary_device = next(
-                (d["device"] for d in payload["divergences"] if item_of_json(d) == item), "cpu")
-            self.shrink_deadline = min(time.time() + self.cfg["shrink_budget"],
-                                       self.cfg["hard_deadline"])
+                (d["device"] for d in payload["divergences"] if item_of_json(d) == item), "cpu"
+            )
+            self.shrink_deadline = min(
+                time.time() + self.cfg["shrink_budget"], self.cfg["hard_deadline"]
+            )
         if item == self.primary:
             self.best = payload  # Hypothesis only accepts improvements: the latest is the best
         if announce:
@@ -246,8 +265,7 @@ class Worker:
             lane = self.primary[0].split(".", 1)[0]
             device = self.primary_device
             return ((lane, device),)
-        return tuple((lane, device) for device in self.cfg["devices"]
-                     for lane in self.cfg["lanes"])
+        return tuple((lane, device) for device in self.cfg["devices"] for lane in self.cfg["lanes"])
 
     def run_lanes(self, case, where):
         from fuzz.case import CaseError
@@ -269,8 +287,9 @@ class Worker:
                 continue
             except Exception as e:
                 lanes_rec[key] = {"error": f"{type(e).__name__}: {e}"}
-                self.harness_error(f"{key} raised {type(e).__name__}: {e}\n"
-                                   f"{traceback.format_exc(limit=-4)}")
+                self.harness_error(
+                    f"{key} raised {type(e).__name__}: {e}\n{traceback.format_exc(limit=-4)}"
+                )
                 continue
             rec: dict[str, Any] = {"kinds": [], "counters": {}, "timings": {}}
             for report in result.reports:
@@ -301,11 +320,18 @@ class Worker:
         self.phase, self.shrink_deadline = "explore", float("inf")
         self.primary, self.best = None, None
 
-        @settings(base, database=db, report_multiple_bugs=False,
-                  phases=phases, print_blob=False, derandomize=False)
+        @settings(
+            base,
+            database=db,
+            report_multiple_bugs=False,
+            phases=phases,
+            print_blob=False,
+            derandomize=False,
+        )
         @seed(round_seed)
-        @given(cases(lanes=tuple(cfg["gen_lanes"]), max_ops=cfg["max_ops"],
-                     max_calls=cfg["max_calls"]))
+        @given(
+            cases(lanes=tuple(cfg["gen_lanes"]), max_ops=cfg["max_ops"], max_calls=cfg["max_calls"])
+        )
         def nightly_example(generated):
             self.example(generated)
 
@@ -327,8 +353,10 @@ class Worker:
             for p in payloads:
                 self.send(t="candidate", final=False, **p)
                 self.suppressed.add(tuple(p["item"]))
-            self.harness_error(f"round {round_no}: Hypothesis raised {type(e).__name__}: {e}\n"
-                               f"{traceback.format_exc(limit=-6)}")
+            self.harness_error(
+                f"round {round_no}: Hypothesis raised {type(e).__name__}: {e}\n"
+                f"{traceback.format_exc(limit=-6)}"
+            )
             return "error"
         return "exhausted"
 
@@ -371,8 +399,9 @@ def _loop(config_path: str, fd: str) -> int:
     try:
         worker.loop()
     except Exception as e:
-        worker.send(t="error", message=f"worker failed: {type(e).__name__}: {e}\n"
-                                       f"{traceback.format_exc()}")
+        worker.send(
+            t="error", message=f"worker failed: {type(e).__name__}: {e}\n{traceback.format_exc()}"
+        )
         worker.send(t="bye", reason="error", explored=worker.explored)
         return 3
     return 0

@@ -9,8 +9,7 @@ from fuzz.ops import branches, data_dependent, elementwise, inplace, reductions,
 from fuzz.ops.spec import OpSpec
 
 CATALOGUE: tuple[OpSpec, ...] = (
-    elementwise.OPS + reductions.OPS + views.OPS + inplace.OPS + data_dependent.OPS
-    + branches.OPS
+    elementwise.OPS + reductions.OPS + views.OPS + inplace.OPS + data_dependent.OPS + branches.OPS
 )
 BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))

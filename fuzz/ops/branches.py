@@ -38,8 +38,13 @@ def _branch(kind, make):
         dim = pick.pick(_backed_dims(t, syms))
         attrs, predicate, text = make(t, t.shape[dim], dim, syms, pick)
         then, other = _arms(pick, "{0}")
-        attrs |= {"dim": dim, "then": then, "other": other,
-                  "then_x": then.replace("{0}", "x"), "other_x": other.replace("{0}", "x")}
+        attrs |= {
+            "dim": dim,
+            "then": then,
+            "other": other,
+            "then_x": then.replace("{0}", "x"),
+            "other_x": other.replace("{0}", "x"),
+        }
         return Built(attrs, (TensorType(t.shape),), (Decision(kind, predicate, text),))
 
     return accept, build
@@ -111,9 +116,11 @@ def _op(name, kind, template, make, lanes=frozenset({"thunder", "exir"})):
 
 
 _IF = "if {test}:\n    {out} = {then}\nelse:\n    {out} = {other}"
-_COND = ("def {out}_then(x):\n    return {then_x}\n"
-         "def {out}_else(x):\n    return {other_x}\n"
-         "{out} = torch.cond({pred}, {out}_then, {out}_else, ({0},))")
+_COND = (
+    "def {out}_then(x):\n    return {then_x}\n"
+    "def {out}_else(x):\n    return {other_x}\n"
+    "{out} = torch.cond({pred}, {out}_then, {out}_else, ({0},))"
+)
 
 OPS = (
     _op("if_eq", "if-eq", _IF.replace("{test}", "{0}.shape[{dim}] == {k}"), _eq),
@@ -121,13 +128,31 @@ OPS = (
     _op("if_mod", "if-mod", _IF.replace("{test}", "{0}.shape[{dim}] % {m} == 0"), _mod),
     _op("if_numel", "if-numel", _IF.replace("{test}", "{0}.numel() > {k}"), _numel),
     _op("if_tuple", "if-tuple", _IF.replace("{test}", "tuple({0}.shape) == {values}"), _tuple_eq),
-    _op("loop", "loop", "{out} = {0}\nfor _ in range(min({0}.shape[{dim}], {cap})):\n"
-        "    {out} = {out} * 0.5 + 1.0", _loop),
+    _op(
+        "loop",
+        "loop",
+        "{out} = {0}\nfor _ in range(min({0}.shape[{dim}], {cap})):\n    {out} = {out} * 0.5 + 1.0",
+        _loop,
+    ),
     _op("lookup", "lookup", "{out} = {table}.get({0}.shape[{dim}], 1.0) * {0}", _lookup),
-    _op("lookup_tuple", "lookup", "{out} = (0.5, 1.5, 2.5)[{0}.shape[{dim}] % 3] * {0}",
-        _tuple_lookup),
-    _op("cond_shape", "cond-shape",
-        _COND.replace("{pred}", "{0}.shape[{dim}] > {k}"), _cond_shape, frozenset({"exir"})),
-    _op("cond_data", "cond-data", _COND.replace("{pred}", "{0}.sum() > 0"), _cond_data,
-        frozenset({"exir"})),
+    _op(
+        "lookup_tuple",
+        "lookup",
+        "{out} = (0.5, 1.5, 2.5)[{0}.shape[{dim}] % 3] * {0}",
+        _tuple_lookup,
+    ),
+    _op(
+        "cond_shape",
+        "cond-shape",
+        _COND.replace("{pred}", "{0}.shape[{dim}] > {k}"),
+        _cond_shape,
+        frozenset({"exir"}),
+    ),
+    _op(
+        "cond_data",
+        "cond-data",
+        _COND.replace("{pred}", "{0}.sum() > 0"),
+        _cond_data,
+        frozenset({"exir"}),
+    ),
 )

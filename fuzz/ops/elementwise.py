@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from fuzz.ops.spec import (Built, OpSpec, TensorType, broadcast_decisions, broadcast_shape,
-                           float_typed, pairs, unary)
+from fuzz.ops.spec import (
+    Built,
+    OpSpec,
+    TensorType,
+    broadcast_decisions,
+    broadcast_shape,
+    float_typed,
+    pairs,
+    unary,
+)
 
 
 def _same(types, syms, pick):
@@ -16,8 +24,11 @@ def _unary(name, template):
 
 
 def _broadcastable(a, b, syms):
-    return float_typed(a, syms) and float_typed(b, syms) and broadcast_shape(
-        a.shape, b.shape, syms) is not None
+    return (
+        float_typed(a, syms)
+        and float_typed(b, syms)
+        and broadcast_shape(a.shape, b.shape, syms) is not None
+    )
 
 
 def _binary_build(types, syms, pick):

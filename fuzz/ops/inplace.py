@@ -8,8 +8,15 @@ every call.
 
 from __future__ import annotations
 
-from fuzz.ops.spec import (Built, OpSpec, TensorType, broadcast_decisions, broadcast_shape,
-                           pairs, unary)
+from fuzz.ops.spec import (
+    Built,
+    OpSpec,
+    TensorType,
+    broadcast_decisions,
+    broadcast_shape,
+    pairs,
+    unary,
+)
 
 
 def _writable(t, syms):
@@ -17,8 +24,11 @@ def _writable(t, syms):
 
 
 def _into(target, source, syms):
-    return (_writable(target, syms) and source.dtype == "float32"
-            and broadcast_shape(target.shape, source.shape, syms) == target.shape)
+    return (
+        _writable(target, syms)
+        and source.dtype == "float32"
+        and broadcast_shape(target.shape, source.shape, syms) == target.shape
+    )
 
 
 def _same_as_target(types, syms, pick):

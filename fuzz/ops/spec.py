@@ -51,7 +51,7 @@ class Symbols:
         return self._new("u", kind="unbacked", lo=0, bound=bound)
 
     def kind(self, e: sympy.Expr) -> str | None:
-        """"size"/"broadcast"/"unbacked" for a bare symbol, None for anything else."""
+        """ "size"/"broadcast"/"unbacked" for a bare symbol, None for anything else."""
         return self.info[e.name].kind if isinstance(e, sympy.Symbol) else None
 
     def partner(self, e: sympy.Expr) -> sympy.Expr | None:
@@ -68,8 +68,11 @@ class Symbols:
 
     def at_least_two(self, e: sympy.Expr) -> bool:
         syms = sympy.sympify(e).free_symbols
-        return bool(syms) and all(self.info[s.name].kind == "size" for s in syms) and (
-            not isinstance(e, sympy.Add))
+        return (
+            bool(syms)
+            and all(self.info[s.name].kind == "size" for s in syms)
+            and (not isinstance(e, sympy.Add))
+        )
 
     def range(self, e: sympy.Expr) -> tuple[int, int]:
         """Smallest and largest value of a backed expression over all calls."""
@@ -113,13 +116,16 @@ class Decision:
     def outcome(self, sizes: dict[str, int]):
         if self.predicate is None:
             return None
-        value = self.predicate.subs({sympy.Symbol(k, integer=True, nonnegative=True): v
-                                     for k, v in sizes.items()})
+        value = self.predicate.subs(
+            {sympy.Symbol(k, integer=True, nonnegative=True): v for k, v in sizes.items()}
+        )
         return bool(value) if value in (sympy.true, sympy.false) else int(value)
 
     @property
     def symbols(self) -> set[str]:
-        return {s.name for s in self.predicate.free_symbols} if self.predicate is not None else set()
+        return (
+            {s.name for s in self.predicate.free_symbols} if self.predicate is not None else set()
+        )
 
 
 class Picker:
@@ -178,6 +184,7 @@ class OpSpec:
 
 # ---- operand helpers -------------------------------------------------------------------
 
+
 def unary(accept: Callable[[TensorType, Symbols], bool] = lambda t, s: True):
     def operands(values, syms):
         return [(i,) for i, t in enumerate(values) if accept(t, syms)]
@@ -187,8 +194,9 @@ def unary(accept: Callable[[TensorType, Symbols], bool] = lambda t, s: True):
 
 def pairs(accept: Callable[[TensorType, TensorType, Symbols], bool]):
     def operands(values, syms):
-        return [(i, j) for i, a in enumerate(values) for j, b in enumerate(values)
-                if accept(a, b, syms)]
+        return [
+            (i, j) for i, a in enumerate(values) for j, b in enumerate(values) if accept(a, b, syms)
+        ]
 
     return operands
 

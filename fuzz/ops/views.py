@@ -8,15 +8,23 @@ import dataclasses
 
 import sympy
 
-from fuzz.ops.spec import (Built, OpSpec, TensorType, broadcast_decisions, broadcast_shape,
-                           pairs, unary)
+from fuzz.ops.spec import (
+    Built,
+    OpSpec,
+    TensorType,
+    broadcast_decisions,
+    broadcast_shape,
+    pairs,
+    unary,
+)
 
 ONE = sympy.Integer(1)
 
 
 def _view(t: TensorType, shape, writable=None) -> TensorType:
-    return dataclasses.replace(t, shape=tuple(shape),
-                               writable=t.writable if writable is None else writable)
+    return dataclasses.replace(
+        t, shape=tuple(shape), writable=t.writable if writable is None else writable
+    )
 
 
 def _flatten(types, syms, pick):
@@ -54,14 +62,19 @@ def _expand_lead(types, syms, pick):
 
 def _expand_as_ok(a, b, syms):
     # a expands to b's shape: broadcasting a with b must give exactly b's shape.
-    return a.dtype == b.dtype and a.rank <= b.rank and broadcast_shape(
-        a.shape, b.shape, syms) == b.shape and a.shape != b.shape
+    return (
+        a.dtype == b.dtype
+        and a.rank <= b.rank
+        and broadcast_shape(a.shape, b.shape, syms) == b.shape
+        and a.shape != b.shape
+    )
 
 
 def _expand_as(types, syms, pick):
     a, b = types
-    return Built({}, (_view(a, b.shape, writable=False),),
-                 broadcast_decisions(a.shape, b.shape, syms))
+    return Built(
+        {}, (_view(a, b.shape, writable=False),), broadcast_decisions(a.shape, b.shape, syms)
+    )
 
 
 def _unsqueeze(types, syms, pick):
@@ -74,7 +87,7 @@ def _squeeze(types, syms, pick):
     (t,) = types
     ones = [i for i, d in enumerate(t.shape) if d == 1]
     dim = pick.pick(ones)
-    return Built({"dim": dim}, (_view(t, t.shape[:dim] + t.shape[dim + 1:]),))
+    return Built({"dim": dim}, (_view(t, t.shape[:dim] + t.shape[dim + 1 :]),))
 
 
 def _sliceable(t, syms):
@@ -104,7 +117,7 @@ def _slice_step(types, syms, pick):
 def _select(types, syms, pick):
     (t,) = types
     dim = pick.pick([i for i, d in enumerate(t.shape) if syms.at_least_one(d)])
-    return Built({"dim": dim}, (_view(t, t.shape[:dim] + t.shape[dim + 1:]),))
+    return Built({"dim": dim}, (_view(t, t.shape[:dim] + t.shape[dim + 1 :]),))
 
 
 def _narrow(types, syms, pick):
@@ -128,20 +141,42 @@ def _rank(lo):
 
 OPS = (
     OpSpec("reshape_flat", "view", "{out} = {0}.reshape(-1)", _rank(1), _flatten),
-    OpSpec("view_merge", "view", "{out} = {0}.contiguous().view(*{0}.shape[:-2], -1)", _rank(2),
-           _merge_last),
+    OpSpec(
+        "view_merge",
+        "view",
+        "{out} = {0}.contiguous().view(*{0}.shape[:-2], -1)",
+        _rank(2),
+        _merge_last,
+    ),
     OpSpec("transpose", "view", "{out} = {0}.transpose({d0}, {d1})", _rank(1), _transpose),
     OpSpec("permute", "view", "{out} = {0}.permute(*{perm})", _rank(2), _permute),
-    OpSpec("expand_lead", "view", "{out} = {0}.unsqueeze(0).expand({n}, *{0}.shape)", _rank(0),
-           _expand_lead),
-    OpSpec("expand_as", "broadcast", "{out} = {0}.expand_as({1})", pairs(_expand_as_ok), _expand_as),
+    OpSpec(
+        "expand_lead",
+        "view",
+        "{out} = {0}.unsqueeze(0).expand({n}, *{0}.shape)",
+        _rank(0),
+        _expand_lead,
+    ),
+    OpSpec(
+        "expand_as", "broadcast", "{out} = {0}.expand_as({1})", pairs(_expand_as_ok), _expand_as
+    ),
     OpSpec("unsqueeze", "view", "{out} = {0}.unsqueeze({dim})", _rank(0), _unsqueeze),
-    OpSpec("squeeze", "view", "{out} = {0}.squeeze({dim})",
-           unary(lambda t, s: any(d == 1 for d in t.shape)), _squeeze),
+    OpSpec(
+        "squeeze",
+        "view",
+        "{out} = {0}.squeeze({dim})",
+        unary(lambda t, s: any(d == 1 for d in t.shape)),
+        _squeeze,
+    ),
     OpSpec("slice", "view", "{out} = {0}{index}", unary(_sliceable), _slice_from_one),
     OpSpec("slice_step", "view", "{out} = {0}{index}", _rank(1), _slice_step),
-    OpSpec("select", "view", "{out} = {0}.select({dim}, 0)",
-           unary(lambda t, s: any(s.at_least_one(d) for d in t.shape)), _select),
+    OpSpec(
+        "select",
+        "view",
+        "{out} = {0}.select({dim}, 0)",
+        unary(lambda t, s: any(s.at_least_one(d) for d in t.shape)),
+        _select,
+    ),
     OpSpec("narrow", "view", "{out} = {0}.narrow({dim}, 0, {length})", unary(_sliceable), _narrow),
     OpSpec("index_none", "view", "{out} = {0}[:, None]", _rank(1), _index_none),
 )

@@ -90,7 +90,10 @@ def _written_args(node: torch.fx.Node) -> list[tuple[int | None, torch.fx.Node]]
         if ret.alias_info is None or not ret.alias_info.is_write:
             continue
         for arg in schema.arguments:
-            if arg.alias_info is not None and arg.alias_info.before_set == ret.alias_info.before_set:
+            if (
+                arg.alias_info is not None
+                and arg.alias_info.before_set == ret.alias_info.before_set
+            ):
                 value = bound.get(arg.name)
                 if isinstance(value, torch.fx.Node):
                     out.append((ri if multi else None, value))
@@ -99,7 +102,9 @@ def _written_args(node: torch.fx.Node) -> list[tuple[int | None, torch.fx.Node]]
 
 def _spec_at(node: torch.fx.Node, index: int | None) -> Any:
     specs = dict(tensor_specs(node))
-    return specs.get(index) if index is not None else specs.get(None, next(iter(specs.values()), None))
+    return (
+        specs.get(index) if index is not None else specs.get(None, next(iter(specs.values()), None))
+    )
 
 
 def planner_aliases_inplace_results() -> bool:
@@ -111,7 +116,9 @@ def planner_aliases_inplace_results() -> bool:
     return hasattr(memory_planning, "_alias_inplace_result_specs")
 
 
-def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tuple[list[Divergence], dict[str, int]]:
+def check_alias_structure(
+    gm: torch.fx.GraphModule, device: str = "cpu"
+) -> tuple[list[Divergence], dict[str, int]]:
     """S1-S5 on the final plan, every graph level. Also returns notes: counts of
     harmless findings ("stale-output-spec": see S2 below; "inplace-result-rebound", only
     where the planner leaves in-place results to the runtime: see S3 above)."""
@@ -123,8 +130,15 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tupl
         where = "/".join(path) or "<top>"
         uf = _UnionFind()
 
-        def require(a: torch.fx.Node, a_spec: Any, b: torch.fx.Node, b_spec: Any, rule: str,
-                    same_object: bool, connect: bool = True):
+        def require(
+            a: torch.fx.Node,
+            a_spec: Any,
+            b: torch.fx.Node,
+            b_spec: Any,
+            rule: str,
+            same_object: bool,
+            connect: bool = True,
+        ):
             if connect:  # the output node is not a value: it must not join its arguments' classes
                 uf.union(a.name, b.name)
             if a_spec is None or b_spec is None:
@@ -153,11 +167,23 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tupl
             elif node.op != "call_function":
                 continue
             elif node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node):
-                require(node, _spec_at(node, None), node.args[0], _spec_at(node.args[0], node.args[1]),
-                        "S1 getitem", True)
+                require(
+                    node,
+                    _spec_at(node, None),
+                    node.args[0],
+                    _spec_at(node.args[0], node.args[1]),
+                    "S1 getitem",
+                    True,
+                )
             elif is_memory_view(node.target) and isinstance(node.args[0], torch.fx.Node):
-                require(node, _spec_at(node, None), node.args[0], _spec_at(node.args[0], None),
-                        "S4 memory.view", False)
+                require(
+                    node,
+                    _spec_at(node, None),
+                    node.args[0],
+                    _spec_at(node.args[0], None),
+                    "S4 memory.view",
+                    False,
+                )
             else:
                 for ri, arg in _written_args(node):
                     rule = "S3 out-variant" if is_alloc(arg.target) else "S3 in-place"
@@ -165,7 +191,9 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tupl
                         inplace_written.add(node.name)
                         if not planned_inplace and _spec_at(node, ri) is not _spec_at(arg, None):
                             uf.union(node.name, arg.name)  # one value at run time
-                            notes["inplace-result-rebound"] = notes.get("inplace-result-rebound", 0) + 1
+                            notes["inplace-result-rebound"] = (
+                                notes.get("inplace-result-rebound", 0) + 1
+                            )
                             continue
                     require(node, _spec_at(node, ri), arg, _spec_at(arg, None), rule, True)
         classes: dict[int, list[str]] = {}
@@ -181,11 +209,20 @@ def check_alias_structure(gm: torch.fx.GraphModule, device: str = "cpu") -> tupl
         for members in classes.values():
             comps = {uf.find(m) for m in members}
             if len(comps) > 1:
-                problems.append(f"S5 unexplained sharing at {where}: {members} hold one storage "
-                                f"but are not connected by getitem/output/out=/in-place/view")
-    return [Divergence("exir.aliasing", "alias-structure", p, device, {"rule": p.split(":", 1)[0],
-                                                                        "problems": len(problems)})
-            for p in problems[:MAX_PER_KIND]], notes
+                problems.append(
+                    f"S5 unexplained sharing at {where}: {members} hold one storage "
+                    f"but are not connected by getitem/output/out=/in-place/view"
+                )
+    return [
+        Divergence(
+            "exir.aliasing",
+            "alias-structure",
+            p,
+            device,
+            {"rule": p.split(":", 1)[0], "problems": len(problems)},
+        )
+        for p in problems[:MAX_PER_KIND]
+    ], notes
 
 
 def _eager_classes(record: CallRecord) -> _UnionFind:
@@ -214,7 +251,9 @@ def boundary_facts(et_program: torch.export.ExportedProgram) -> dict[str, Any]:
         if spec is not None:
             in_roots[j] = id(storage_root(spec))
     output = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
-    out_specs = pytree.tree_leaves(output.meta.get("spec")) if output.meta.get("spec") is not None else []
+    out_specs = (
+        pytree.tree_leaves(output.meta.get("spec")) if output.meta.get("spec") is not None else []
+    )
     out_roots, k = {}, 0
     mutated = set()
     for pos, ospec in enumerate(sig.output_specs):
@@ -226,11 +265,21 @@ def boundary_facts(et_program: torch.export.ExportedProgram) -> dict[str, Any]:
         elif ospec.kind == OutputKind.USER_INPUT_MUTATION:
             if ospec.target in user_inputs:
                 mutated.add(user_inputs.index(ospec.target))
-    return {"in_roots": in_roots, "out_roots": out_roots, "mutated": mutated, "n_inputs": len(user_inputs)}
+    return {
+        "in_roots": in_roots,
+        "out_roots": out_roots,
+        "mutated": mutated,
+        "n_inputs": len(user_inputs),
+    }
 
 
-def check_alias_boundary(facts: dict[str, Any], expected: CallRecord, args_before: Sequence[Any],
-                         stage: str, device: str = "cpu") -> tuple[list[Divergence], dict[str, int]]:
+def check_alias_boundary(
+    facts: dict[str, Any],
+    expected: CallRecord,
+    args_before: Sequence[Any],
+    stage: str,
+    device: str = "cpu",
+) -> tuple[list[Divergence], dict[str, int]]:
     """E1-E4 for one call. `args_before` are the call's arguments before eager ran."""
     out, legal = [], {"E1-copy-of-eager-alias": 0}
     if expected.error:
@@ -243,22 +292,41 @@ def check_alias_boundary(facts: dict[str, Any], expected: CallRecord, args_befor
     for k, root in facts["out_roots"].items():
         for j, in_root in facts["in_roots"].items():
             if root == in_root and not eager_shares(("out", k), ("in", j)):
-                out.append(Divergence("exir.aliasing", stage,
-                                      f"E2: output {k} is planned in input {j}'s storage but eager's output {k} "
-                                      f"does not alias input {j}", device, {"rule": "E2", "output": k, "input": j}))
+                out.append(
+                    Divergence(
+                        "exir.aliasing",
+                        stage,
+                        f"E2: output {k} is planned in input {j}'s storage but eager's output {k} "
+                        f"does not alias input {j}",
+                        device,
+                        {"rule": "E2", "output": k, "input": j},
+                    )
+                )
     for (k1, r1), (k2, r2) in _pairs(sorted(facts["out_roots"].items())):
         if r1 == r2 and not eager_shares(("out", k1), ("out", k2)):
-            out.append(Divergence("exir.aliasing", stage,
-                                  f"E3: outputs {k1} and {k2} share one planned storage but eager's do not",
-                                  device, {"rule": "E3", "outputs": [k1, k2]}))
+            out.append(
+                Divergence(
+                    "exir.aliasing",
+                    stage,
+                    f"E3: outputs {k1} and {k2} share one planned storage but eager's do not",
+                    device,
+                    {"rule": "E3", "outputs": [k1, k2]},
+                )
+            )
     flat_before = pytree.tree_leaves(list(args_before))
     for j, (before, after) in enumerate(zip(flat_before, expected.inputs_after)):
         if not isinstance(before, torch.Tensor) or j in facts["mutated"]:
             continue
         if value_mismatch(before.detach().cpu(), after) is not None:
-            out.append(Divergence("exir.aliasing", stage,
-                                  f"E4: eager mutates input {j} but the exported program has no mutation "
-                                  f"for it", device, {"rule": "E4", "input": j}))
+            out.append(
+                Divergence(
+                    "exir.aliasing",
+                    stage,
+                    f"E4: eager mutates input {j} but the exported program has no mutation for it",
+                    device,
+                    {"rule": "E4", "input": j},
+                )
+            )
     for k in range(len(expected.outputs)):
         if k not in facts["out_roots"]:
             continue

@@ -59,7 +59,11 @@ def _shape_env_of(values: Iterable[Any]):
 
 
 def _unbounded(x: Any) -> bool:
-    return x is None or x in (int_oo, sympy.oo) or (isinstance(x, (int, sympy.Integer)) and int(x) >= 2**62)
+    return (
+        x is None
+        or x in (int_oo, sympy.oo)
+        or (isinstance(x, (int, sympy.Integer)) and int(x) >= 2**62)
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -102,15 +106,32 @@ def snapshot_specs(gm: torch.fx.GraphModule) -> list[SpecRecord]:
             vals = node.meta.get("val")
             if node.op == "output":
                 vals = pytree.tree_leaves(vals) if vals is not None else None
-            flat_vals = [vals] if isinstance(vals, torch.Tensor) else (
-                list(pytree.tree_leaves(vals)) if vals is not None else [])
+            flat_vals = (
+                [vals]
+                if isinstance(vals, torch.Tensor)
+                else (list(pytree.tree_leaves(vals)) if vals is not None else [])
+            )
             for index, spec in tensor_specs(node):
-                val = flat_vals[index if index is not None else 0] if flat_vals and (
-                    (index or 0) < len(flat_vals)) else None
-                val_shape = [str(_expr(s)) for s in val.shape] if isinstance(val, torch.Tensor) else None
-                records.append(SpecRecord(
-                    path, node.name, index, id(spec), [str(_expr(s)) for s in spec.shape], val_shape,
-                    [_dim_bound(s) for s in spec.shape], getattr(spec.shape_dynamism, "name", "?")))
+                val = (
+                    flat_vals[index if index is not None else 0]
+                    if flat_vals and ((index or 0) < len(flat_vals))
+                    else None
+                )
+                val_shape = (
+                    [str(_expr(s)) for s in val.shape] if isinstance(val, torch.Tensor) else None
+                )
+                records.append(
+                    SpecRecord(
+                        path,
+                        node.name,
+                        index,
+                        id(spec),
+                        [str(_expr(s)) for s in spec.shape],
+                        val_shape,
+                        [_dim_bound(s) for s in spec.shape],
+                        getattr(spec.shape_dynamism, "name", "?"),
+                    )
+                )
     return records
 
 
@@ -122,11 +143,21 @@ def check_spec_meta(records: list[SpecRecord], device: str = "cpu") -> list[Dive
     when both happen to carry the same bound.
     """
     bad = [r for r in records if r.val_shape is not None and r.val_shape != r.spec_shape]
-    out = [Divergence("exir.spec-meta", "spec-prop",
-                      f"{r.where}: spec shape {r.spec_shape} but meta['val'] shape {r.val_shape}",
-                      device, {"node": r.where, "spec_shape": r.spec_shape, "val_shape": r.val_shape,
-                               "mismatched": len(bad)})
-           for r in bad[:MAX_PER_KIND]]
+    out = [
+        Divergence(
+            "exir.spec-meta",
+            "spec-prop",
+            f"{r.where}: spec shape {r.spec_shape} but meta['val'] shape {r.val_shape}",
+            device,
+            {
+                "node": r.where,
+                "spec_shape": r.spec_shape,
+                "val_shape": r.val_shape,
+                "mismatched": len(bad),
+            },
+        )
+        for r in bad[:MAX_PER_KIND]
+    ]
     return out
 
 
@@ -139,7 +170,9 @@ def _assert_exprs(gm: torch.fx.GraphModule) -> list[sympy.Basic]:
     for _, level in graph_levels(gm):
         for node in level.graph.nodes:
             if node.op == "call_function" and node.target in (
-                    torch.ops.aten._assert_scalar.default, torch.ops.aten._assert_scalar):
+                torch.ops.aten._assert_scalar.default,
+                torch.ops.aten._assert_scalar,
+            ):
                 arg = node.args[0]
                 val = arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
                 if isinstance(val, torch.SymBool):
@@ -181,8 +214,9 @@ def declared_ranges(ep: torch.export.ExportedProgram) -> dict:
     the shape env's deferred runtime asserts and the graph's _assert_scalar nodes), e.g.
     `u0 <= 3*s77` with s77 in [2, 8] caps u0 at 24 although var_to_range says int_oo.
     """
-    env = _shape_env_of(n.meta.get("val") for _, lvl in graph_levels(ep.graph_module)
-                        for n in lvl.graph.nodes)
+    env = _shape_env_of(
+        n.meta.get("val") for _, lvl in graph_levels(ep.graph_module) for n in lvl.graph.nodes
+    )
     ranges = dict(env.var_to_range) if env is not None else {}
     for sym, vr in ep.range_constraints.items():
         ranges[sym] = ranges[sym] & vr if sym in ranges else vr
@@ -214,11 +248,17 @@ def _aten_meta(pt: PlannedTensor, aten_gm: torch.fx.GraphModule) -> Any:
     node = next((n for n in mod.graph.nodes if n.name == pt.aten_node), None)
     val = node.meta.get("val") if node is not None else None
     if pt.aten_index is not None:
-        val = val[pt.aten_index] if isinstance(val, (list, tuple)) and pt.aten_index < len(val) else None
+        val = (
+            val[pt.aten_index]
+            if isinstance(val, (list, tuple)) and pt.aten_index < len(val)
+            else None
+        )
     return val
 
 
-def planned_numel(spec: Any, snapshot_bounds: dict[int, list[int | None]] | None = None) -> int | None:
+def planned_numel(
+    spec: Any, snapshot_bounds: dict[int, list[int | None]] | None = None
+) -> int | None:
     """Elements planned for a spec: its concrete shape after the sym-shape pass, else the
     bound the snapshot computed; None when no finite bound exists."""
     if all(isinstance(s, int) for s in spec.shape):
@@ -237,10 +277,13 @@ def is_custom_op(target: str) -> bool:
     return "::" in target and target.split("::", 1)[0] not in CORE_NAMESPACES
 
 
-def check_bounds(planned: list[PlannedTensor], ep: torch.export.ExportedProgram,
-                 factor: Callable[[PlannedTensor], float] = lambda pt: 1.0,
-                 snapshot_bounds: dict[int, list[int | None]] | None = None,
-                 device: str = "cpu") -> tuple[list[Divergence], list[dict]]:
+def check_bounds(
+    planned: list[PlannedTensor],
+    ep: torch.export.ExportedProgram,
+    factor: Callable[[PlannedTensor], float] = lambda pt: 1.0,
+    snapshot_bounds: dict[int, list[int | None]] | None = None,
+    device: str = "cpu",
+) -> tuple[list[Divergence], list[dict]]:
     """exir.bound-loss: each mapped tensor's planned elements vs the declared bound.
 
     needed = upper bound of the ATen node's meta['val'] numel under `declared_ranges`;
@@ -260,19 +303,30 @@ def check_bounds(planned: list[PlannedTensor], ep: torch.export.ExportedProgram,
         needed = numel_bound(val, ranges)
         have = planned_numel(pt.spec, snapshot_bounds)
         f = factor(pt)
-        row = {"node": pt.where, "aten": "/".join((pt.aten_path or ()) + (pt.aten_node,)),
-               "planned": have, "needed": needed, "factor": f,
-               "ratio": (have / needed) if have is not None and needed else None}
+        row = {
+            "node": pt.where,
+            "aten": "/".join((pt.aten_path or ()) + (pt.aten_node,)),
+            "planned": have,
+            "needed": needed,
+            "factor": f,
+            "ratio": (have / needed) if have is not None and needed else None,
+        }
         table.append(row)
         if needed is None:
             continue  # the program itself declares no finite bound: nothing to lose
         if have is None or have > f * needed:
             bad.append(row)
-    out = [Divergence("exir.bound-loss", "plan-bounds",
-                      f"{r['node']}: planned {'unbounded (int_oo)' if r['planned'] is None else r['planned']}"
-                      f" elements, the program declares at most {r['needed']} (factor {r['factor']})",
-                      device, dict(r, lost=len(bad)))
-           for r in bad[:MAX_PER_KIND]]
+    out = [
+        Divergence(
+            "exir.bound-loss",
+            "plan-bounds",
+            f"{r['node']}: planned {'unbounded (int_oo)' if r['planned'] is None else r['planned']}"
+            f" elements, the program declares at most {r['needed']} (factor {r['factor']})",
+            device,
+            dict(r, lost=len(bad)),
+        )
+        for r in bad[:MAX_PER_KIND]
+    ]
     return out, table
 
 
@@ -343,21 +397,47 @@ def own_overlap_check(gm: torch.fx.GraphModule) -> list[dict]:
             ba = (a.mem_offset, a.mem_offset + a.allocated_memory - 1)
             bb = (b.mem_offset, b.mem_offset + b.allocated_memory - 1)
             if a.allocated_memory and b.allocated_memory and _ivl_overlap(ba, bb):
-                problems.append({"level": where, "a": na, "b": nb, "mem_id": a.mem_id,
-                                 "a_bytes": list(ba), "b_bytes": list(bb),
-                                 "a_lifetime": list(la), "b_lifetime": list(lb)})
+                problems.append(
+                    {
+                        "level": where,
+                        "a": na,
+                        "b": nb,
+                        "mem_id": a.mem_id,
+                        "a_bytes": list(ba),
+                        "b_bytes": list(bb),
+                        "a_lifetime": list(la),
+                        "b_lifetime": list(lb),
+                    }
+                )
         for name, s in specs:  # inside the level's own arena
-            if sizes and s.mem_id < len(sizes) and s.mem_offset + s.allocated_memory > sizes[s.mem_id]:
-                problems.append({"level": where, "a": name, "mem_id": s.mem_id,
-                                 "a_bytes": [s.mem_offset, s.mem_offset + s.allocated_memory - 1],
-                                 "arena": sizes[s.mem_id], "why": "outside its level's arena"})
+            if (
+                sizes
+                and s.mem_id < len(sizes)
+                and s.mem_offset + s.allocated_memory > sizes[s.mem_id]
+            ):
+                problems.append(
+                    {
+                        "level": where,
+                        "a": name,
+                        "mem_id": s.mem_id,
+                        "a_bytes": [s.mem_offset, s.mem_offset + s.allocated_memory - 1],
+                        "arena": sizes[s.mem_id],
+                        "why": "outside its level's arena",
+                    }
+                )
         for idx, node in enumerate(level.graph.nodes):
             if not is_control_flow(node):
                 continue
             arena: list[int] = []
             for attr in node.args:
-                sub = getattr(level, attr.target, None) if isinstance(attr, torch.fx.Node) and attr.op == "get_attr" else None
-                for i, size in enumerate(getattr(sub, "meta", {}).get("non_const_buffer_sizes", []) or []):
+                sub = (
+                    getattr(level, attr.target, None)
+                    if isinstance(attr, torch.fx.Node) and attr.op == "get_attr"
+                    else None
+                )
+                for i, size in enumerate(
+                    getattr(sub, "meta", {}).get("non_const_buffer_sizes", []) or []
+                ):
                     arena.extend([0] * (i + 1 - len(arena)))
                     arena[i] = max(arena[i], size)
             for name, s in specs:
@@ -365,11 +445,18 @@ def own_overlap_check(gm: torch.fx.GraphModule) -> list[dict]:
                 if lt is None or not (lt[0] <= idx <= lt[1]) or s.mem_id >= len(arena):
                     continue
                 if s.allocated_memory and s.mem_offset < arena[s.mem_id]:
-                    problems.append({"level": where, "a": name, "b": f"{node.name} submodules",
-                                     "mem_id": s.mem_id,
-                                     "a_bytes": [s.mem_offset, s.mem_offset + s.allocated_memory - 1],
-                                     "b_bytes": [0, arena[s.mem_id] - 1], "a_lifetime": list(lt),
-                                     "why": "live across a control-flow node inside its submodules' arena"})
+                    problems.append(
+                        {
+                            "level": where,
+                            "a": name,
+                            "b": f"{node.name} submodules",
+                            "mem_id": s.mem_id,
+                            "a_bytes": [s.mem_offset, s.mem_offset + s.allocated_memory - 1],
+                            "b_bytes": [0, arena[s.mem_id] - 1],
+                            "a_lifetime": list(lt),
+                            "why": "live across a control-flow node inside its submodules' arena",
+                        }
+                    )
     return problems
 
 
@@ -382,33 +469,58 @@ def run_verifier(gm: torch.fx.GraphModule, graph_signature: Any) -> list[dict]:
     problems = []
     for path, level in graph_levels(gm):
         top = not path
-        verifier = Verifier(level, alloc_graph_input=top, alloc_graph_output=True,
-                            alloc_mutable_buffers=True, graph_signature=graph_signature if top else None)
+        verifier = Verifier(
+            level,
+            alloc_graph_input=top,
+            alloc_graph_output=True,
+            alloc_mutable_buffers=True,
+            graph_signature=graph_signature if top else None,
+        )
         for check in ("verify_storage_reuse", "verify_graph_input_output"):
             try:
                 getattr(verifier, check)()
             except Exception as e:  # InternalError / AssertionError: the plan failed the check
-                problems.append({"level": "/".join(path) or "<top>", "verifier": check,
-                                 "error": f"{type(e).__name__}: {e}"[:500]})
+                problems.append(
+                    {
+                        "level": "/".join(path) or "<top>",
+                        "verifier": check,
+                        "error": f"{type(e).__name__}: {e}"[:500],
+                    }
+                )
     return problems
 
 
-def check_overlap(gm: torch.fx.GraphModule, graph_signature: Any, algo: str,
-                  device: str = "cpu") -> list[Divergence]:
+def check_overlap(
+    gm: torch.fx.GraphModule, graph_signature: Any, algo: str, device: str = "cpu"
+) -> list[Divergence]:
     """exir.overlap from both ExecuTorch's Verifier and our own interval check."""
     stage = f"memory-planning[{algo}]"
     out = []
     for p in run_verifier(gm, graph_signature)[:MAX_PER_KIND]:
-        out.append(Divergence("exir.overlap", stage,
-                              f"ExecuTorch Verifier.{p['verifier']} rejects the {algo} plan at {p['level']}: {p['error']}",
-                              device, p | {"algo": algo}))
+        out.append(
+            Divergence(
+                "exir.overlap",
+                stage,
+                f"ExecuTorch Verifier.{p['verifier']} rejects the {algo} plan at {p['level']}: "
+                f"{p['error']}",
+                device,
+                p | {"algo": algo},
+            )
+        )
     for p in own_overlap_check(gm)[:MAX_PER_KIND]:
         what = p.get("why") or "live at the same time and share bytes"
         other = f" and {p['b']}" if "b" in p else ""
-        out.append(Divergence("exir.overlap", stage,
-                              f"{algo} plan at {p['level']}: {p['a']}{other} {what} "
-                              f"(mem_id {p['mem_id']}, bytes {p.get('a_bytes')} / {p.get('b_bytes', p.get('arena'))})",
-                              device, p | {"algo": algo}))
+        out.append(
+            Divergence(
+                "exir.overlap",
+                stage,
+                f"{algo} plan at {p['level']}: {p['a']}{other} {what} "
+                f"(mem_id {p['mem_id']}, bytes {p.get('a_bytes')} / "
+                f"{p.get('b_bytes', p.get('arena'))})",
+                device,
+                p | {"algo": algo},
+            )
+        )
     return out
 
 
@@ -416,8 +528,9 @@ def check_overlap(gm: torch.fx.GraphModule, graph_signature: Any, algo: str,
 # exir.under-allocation: planned bytes against what eager produced
 
 
-def check_under_allocation(planned: list[PlannedTensor], values: dict, stage: str,
-                           device: str = "cpu") -> tuple[list[Divergence], dict[str, int]]:
+def check_under_allocation(
+    planned: list[PlannedTensor], values: dict, stage: str, device: str = "cpu"
+) -> tuple[list[Divergence], dict[str, int]]:
     """Every planned, mapped tensor holds what eager produced for its ATen node.
 
     Fires when eager's tensor has more elements than the planned (upper-bound) shape or
@@ -441,14 +554,28 @@ def check_under_allocation(planned: list[PlannedTensor], values: dict, stage: st
         cap = math.prod(int(s) for s in spec.shape)
         need_bytes = value.numel() * value.element_size()
         if value.numel() > cap or need_bytes > spec.allocated_memory:
-            bad.append({"node": pt.where, "aten": pt.aten_node, "planned_shape": [int(s) for s in spec.shape],
-                        "planned_bytes": int(spec.allocated_memory), "actual_shape": list(value.shape),
-                        "actual_bytes": need_bytes, "dtype": str(value.dtype)})
-    out = [Divergence("exir.under-allocation", stage,
-                      f"{b['node']}: planned {b['planned_shape']} ({b['planned_bytes']} bytes) but eager "
-                      f"produced {b['actual_shape']} ({b['actual_bytes']} bytes, {b['dtype']})",
-                      device, b | {"count": len(bad)})
-           for b in bad[:MAX_PER_KIND]]
+            bad.append(
+                {
+                    "node": pt.where,
+                    "aten": pt.aten_node,
+                    "planned_shape": [int(s) for s in spec.shape],
+                    "planned_bytes": int(spec.allocated_memory),
+                    "actual_shape": list(value.shape),
+                    "actual_bytes": need_bytes,
+                    "dtype": str(value.dtype),
+                }
+            )
+    out = [
+        Divergence(
+            "exir.under-allocation",
+            stage,
+            f"{b['node']}: planned {b['planned_shape']} ({b['planned_bytes']} bytes) but eager "
+            f"produced {b['actual_shape']} ({b['actual_bytes']} bytes, {b['dtype']})",
+            device,
+            b | {"count": len(bad)},
+        )
+        for b in bad[:MAX_PER_KIND]
+    ]
     return out, stats
 
 
@@ -490,29 +617,57 @@ def plan_fingerprint(gm: torch.fx.GraphModule) -> list[tuple]:
     tensor's planned shape, offset or size and every arena size still is."""
     rows: list[tuple] = []
     for path, level in graph_levels(gm):
-        rows.append(("/".join(path), "<arena>", tuple(level.meta.get("non_const_buffer_sizes") or ())))
+        rows.append(
+            ("/".join(path), "<arena>", tuple(level.meta.get("non_const_buffer_sizes") or ()))
+        )
         names = _row_names(level.graph)
         for node in level.graph.nodes:
             if is_alloc(node.target) or node.op == "output":
                 continue  # alloc/output hold their producers' specs (and the output's name varies)
             name = names[node]
             for index, spec in tensor_specs(node):
-                rows.append(("/".join(path), name if index is None else f"{name}[{index}]",
-                             (tuple(int(s) if not isinstance(s, torch.SymInt) else str(s) for s in spec.shape),
-                              str(spec.dtype), spec.mem_id, spec.mem_offset, spec.allocated_memory)))
+                rows.append(
+                    (
+                        "/".join(path),
+                        name if index is None else f"{name}[{index}]",
+                        (
+                            tuple(
+                                int(s) if not isinstance(s, torch.SymInt) else str(s)
+                                for s in spec.shape
+                            ),
+                            str(spec.dtype),
+                            spec.mem_id,
+                            spec.mem_offset,
+                            spec.allocated_memory,
+                        ),
+                    )
+                )
     return rows
 
 
-def compare_plans(base: list[tuple], other: list[tuple], point: str,
-                  device: str = "cpu") -> list[Divergence]:
+def compare_plans(
+    base: list[tuple], other: list[tuple], point: str, device: str = "cpu"
+) -> list[Divergence]:
     if base == other:
         return []
     b, o = {r[:2]: r[2] for r in base}, {r[:2]: r[2] for r in other}
-    changed = [{"at": "/".join(filter(None, k)), "plan": list(map(str, b.get(k, ()))) if k in b else None,
-                "variant": list(map(str, o.get(k, ()))) if k in o else None}
-               for k in list(b) + [k for k in o if k not in b] if b.get(k) != o.get(k)]
+    changed = [
+        {
+            "at": "/".join(filter(None, k)),
+            "plan": list(map(str, b.get(k, ()))) if k in b else None,
+            "variant": list(map(str, o.get(k, ()))) if k in o else None,
+        }
+        for k in list(b) + [k for k in o if k not in b]
+        if b.get(k) != o.get(k)
+    ]
     first = changed[0] if changed else {"at": "?"}
-    return [Divergence("exir.pipeline-variance", f"pipeline-variance[{point}]",
-                       f"re-running SpecPropPass {point} changes the memory plan at {first['at']}: "
-                       f"{first.get('plan')} -> {first.get('variant')} ({len(changed)} rows differ)",
-                       device, {"point": point, "changed": changed[:20]})]
+    return [
+        Divergence(
+            "exir.pipeline-variance",
+            f"pipeline-variance[{point}]",
+            f"re-running SpecPropPass {point} changes the memory plan at {first['at']}: "
+            f"{first.get('plan')} -> {first.get('variant')} ({len(changed)} rows differ)",
+            device,
+            {"point": point, "changed": changed[:20]},
+        )
+    ]

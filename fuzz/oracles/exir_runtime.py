@@ -48,7 +48,7 @@ def _dim_expr(size: Any) -> sympy.Expr:
     return size.node.expr if isinstance(size, torch.SymInt) else sympy.Integer(int(size))
 
 
-_GUARDS: "weakref.WeakKeyDictionary[Any, Callable[..., Any] | None]" = weakref.WeakKeyDictionary()
+_GUARDS: weakref.WeakKeyDictionary[Any, Callable[..., Any] | None] = weakref.WeakKeyDictionary()
 
 
 def export_guards(ep: torch.export.ExportedProgram) -> Callable[..., Any] | None:
@@ -104,7 +104,10 @@ def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) ->
         if not isinstance(value, torch.Tensor):
             return f"input {name} is {type(value).__name__}, exported as a tensor"
         if value.dtype != val.dtype or value.dim() != val.dim():
-            return f"input {name}: {value.dtype} rank {value.dim()}, exported {val.dtype} rank {val.dim()}"
+            return (
+                f"input {name}: {value.dtype} rank {value.dim()}, "
+                f"exported {val.dtype} rank {val.dim()}"
+            )
         for d, (s, v) in enumerate(zip(val.shape, value.shape)):
             e = _dim_expr(s)
             if e.is_Integer:
@@ -114,7 +117,9 @@ def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) ->
                 if binding.setdefault(e, v) != v:
                     return f"input {name} dim {d} = {v}, but {e} = {binding[e]} elsewhere"
                 vr = ranges.get(e)
-                if vr is not None and not (vr.lower <= v and (_unbounded(vr.upper) or v <= vr.upper)):
+                if vr is not None and not (
+                    vr.lower <= v and (_unbounded(vr.upper) or v <= vr.upper)
+                ):
                     return f"input {name} dim {d} = {v} outside {e} in [{vr.lower}, {vr.upper}]"
             else:
                 compound.append((f"{name} dim {d}", e, v))
@@ -137,12 +142,17 @@ def overlapping_inputs(args: Sequence[Any]) -> list[tuple[int, int]]:
     overlapping views of one base)."""
     flat = pytree.tree_leaves((tuple(args), {}))
     ext = {i: _extent(t) for i, t in enumerate(flat) if isinstance(t, torch.Tensor) and t.numel()}
-    return [(i, j) for i in ext for j in ext
-            if i < j and ext[i][0] == ext[j][0] and ext[i][1] < ext[j][2] and ext[j][1] < ext[i][2]]
+    return [
+        (i, j)
+        for i in ext
+        for j in ext
+        if i < j and ext[i][0] == ext[j][0] and ext[i][1] < ext[j][2] and ext[j][1] < ext[i][2]
+    ]
 
 
-def aliased_mutation(et_program: torch.export.ExportedProgram, args: Sequence[Any],
-                     expected: CallRecord) -> str | None:
+def aliased_mutation(
+    et_program: torch.export.ExportedProgram, args: Sequence[Any], expected: CallRecord
+) -> str | None:
     """Why a call is outside what an exported program can express: two of its inputs
     overlap and the program mutates an input (its signature returns a mutation, or eager
     changed an input). Export assumes distinct inputs (pytorch/pytorch#144683) and the
@@ -155,9 +165,13 @@ def aliased_mutation(et_program: torch.export.ExportedProgram, args: Sequence[An
     if not pairs:
         return None
     flat = pytree.tree_leaves((tuple(args), {}))
-    mutates = any(o.kind == OutputKind.USER_INPUT_MUTATION for o in et_program.graph_signature.output_specs)
-    mutates = mutates or any(isinstance(b, torch.Tensor) and value_mismatch(b.detach().cpu(), a) is not None
-                             for b, a in zip(flat, expected.inputs_after))
+    mutates = any(
+        o.kind == OutputKind.USER_INPUT_MUTATION for o in et_program.graph_signature.output_specs
+    )
+    mutates = mutates or any(
+        isinstance(b, torch.Tensor) and value_mismatch(b.detach().cpu(), a) is not None
+        for b, a in zip(flat, expected.inputs_after)
+    )
     if not mutates:
         return None
     i, j = pairs[0]
@@ -206,8 +220,10 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
     def make(assign: dict[sympy.Symbol, int]) -> tuple:
         new = list(flat)
         for i, exprs in shapes.items():
-            shape = [int(e.subs(assign | {k: v for k, v in binding.items() if k not in assign}))
-                     for e in exprs]
+            shape = [
+                int(e.subs(assign | {k: v for k, v in binding.items() if k not in assign}))
+                for e in exprs
+            ]
             if shape != list(flat[i].shape):
                 new[i] = _resized(flat[i], shape)
         return pytree.tree_unflatten(new, spec)[0]
@@ -218,11 +234,21 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
         if vr is None:
             continue
         if not _unbounded(vr.upper):
-            probes.append(Probe(f"{sym}={int(vr.upper) + 1} (max {int(vr.upper)} + 1)", "upper",
-                                make({sym: int(vr.upper) + 1})))
+            probes.append(
+                Probe(
+                    f"{sym}={int(vr.upper) + 1} (max {int(vr.upper)} + 1)",
+                    "upper",
+                    make({sym: int(vr.upper) + 1}),
+                )
+            )
         if int(vr.lower) - 1 >= 0:
-            probes.append(Probe(f"{sym}={int(vr.lower) - 1} (min {int(vr.lower)} - 1)", "lower",
-                                make({sym: int(vr.lower) - 1})))
+            probes.append(
+                Probe(
+                    f"{sym}={int(vr.lower) - 1} (min {int(vr.lower)} - 1)",
+                    "lower",
+                    make({sym: int(vr.lower) - 1}),
+                )
+            )
         if export_guards(ep) is not None:
             top = int(vr.lower) + GUARD_PROBE_SPAN - 1
             top = top if _unbounded(vr.upper) else min(top, int(vr.upper))
@@ -230,9 +256,18 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
                 if v == binding[sym]:
                     continue
                 args = make({sym: v})
-                if _outside_signature(ep, args) is None and (guard := failed_guard(ep, args)) is not None:
-                    probes.append(Probe(f"{sym}={v} (in [{int(vr.lower)}, {vr.upper}], fails the guard "
-                                        f"{guard})", "guard", args))
+                if (
+                    _outside_signature(ep, args) is None
+                    and (guard := failed_guard(ep, args)) is not None
+                ):
+                    probes.append(
+                        Probe(
+                            f"{sym}={v} (in [{int(vr.lower)}, {vr.upper}], fails the guard "
+                            f"{guard})",
+                            "guard",
+                            args,
+                        )
+                    )
                     break
     if not binding:
         for i, exprs in shapes.items():
@@ -241,8 +276,13 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
                 shape[0] += 1
                 new = list(flat)
                 new[i] = _resized(flat[i], shape)
-                probes.append(Probe(f"input {specs[i].arg.name} dim 0 = {shape[0]} (static {shape[0] - 1})",
-                                    "static", pytree.tree_unflatten(new, spec)[0]))
+                probes.append(
+                    Probe(
+                        f"input {specs[i].arg.name} dim 0 = {shape[0]} (static {shape[0] - 1})",
+                        "static",
+                        pytree.tree_unflatten(new, spec)[0],
+                    )
+                )
                 break
     return probes
 
@@ -298,12 +338,15 @@ class LoadedProgram:
 
 def runtime_inputs(args: Sequence[Any]) -> list[Any]:
     """Flat user inputs as the runtime wants them: contiguous CPU copies."""
-    return [x.detach().to("cpu").contiguous().clone() if isinstance(x, torch.Tensor) else x
-            for x in pytree.tree_leaves((tuple(args), {}))]
+    return [
+        x.detach().to("cpu").contiguous().clone() if isinstance(x, torch.Tensor) else x
+        for x in pytree.tree_leaves((tuple(args), {}))
+    ]
 
 
-def run_on_runtime(loaded: LoadedProgram, et_program: torch.export.ExportedProgram,
-                   args: Sequence[Any]) -> CallRecord:
+def run_on_runtime(
+    loaded: LoadedProgram, et_program: torch.export.ExportedProgram, args: Sequence[Any]
+) -> CallRecord:
     """One call through the runtime, as a CallRecord comparable with eager's.
 
     The runtime returns the graph outputs in signature order: user-input mutations,
@@ -332,26 +375,57 @@ def _cpu(v: Any) -> Any:
     return v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else v
 
 
-def compare_runtime(expected: CallRecord, actual: CallRecord, stage: str,
-                    device: str = "cpu") -> list[Divergence]:
+def compare_runtime(
+    expected: CallRecord, actual: CallRecord, stage: str, device: str = "cpu"
+) -> list[Divergence]:
     """fuzz.oracles.results' rules with the EXIR kinds: outputs and mutated inputs."""
     if expected.error and actual.error:
         return []
     if expected.error:
-        return [Divergence("exir.runtime-result", stage,
-                           f"eager raised {expected.error!r}, the runtime returned a result", device)]
+        return [
+            Divergence(
+                "exir.runtime-result",
+                stage,
+                f"eager raised {expected.error!r}, the runtime returned a result",
+                device,
+            )
+        ]
     if actual.error:
-        return [Divergence("exir.crash", stage, f"the runtime raised {actual.error}", device,
-                           {"error": actual.error[:500]})]
+        return [
+            Divergence(
+                "exir.crash",
+                stage,
+                f"the runtime raised {actual.error}",
+                device,
+                {"error": actual.error[:500]},
+            )
+        ]
     if len(expected.outputs) != len(actual.outputs):
-        return [Divergence("exir.runtime-result", stage,
-                           f"{len(actual.outputs)} outputs, eager has {len(expected.outputs)}", device)]
+        return [
+            Divergence(
+                "exir.runtime-result",
+                stage,
+                f"{len(actual.outputs)} outputs, eager has {len(expected.outputs)}",
+                device,
+            )
+        ]
     out = []
     for i, (e, a) in enumerate(zip(expected.outputs, actual.outputs)):
         if (why := value_mismatch(e, a)) is not None:
-            out.append(Divergence("exir.runtime-result", stage, f"output {i}: {why}", device, {"output": i}))
+            out.append(
+                Divergence(
+                    "exir.runtime-result", stage, f"output {i}: {why}", device, {"output": i}
+                )
+            )
     for j, (e, a) in enumerate(zip(expected.inputs_after, actual.inputs_after)):
         if isinstance(e, torch.Tensor) and (why := value_mismatch(e, a)) is not None:
-            out.append(Divergence("exir.runtime-result", stage,
-                                  f"input {j} after the call (mutation): {why}", device, {"input": j}))
+            out.append(
+                Divergence(
+                    "exir.runtime-result",
+                    stage,
+                    f"input {j} after the call (mutation): {why}",
+                    device,
+                    {"input": j},
+                )
+            )
     return out

@@ -23,7 +23,8 @@ levels) back to an ATen node. The mapping, in order of precedence:
     functionalization adds to view ops (`aten::select_copy` -> `aten::select`), or a
     documented dim-order equivalent (`dim_order_ops::_to_dim_order_copy` ->
     `aten::_to_copy`, ...); an in-place ATen op (`aten::add_`, export keeps it) stands
-    for its functional form (`aten::add`, after to_edge). `memory.view` maps to an ATen view op of the same root.
+    for its functional form (`aten::add`, after to_edge). `memory.view` maps to an ATen view
+    op of the same root.
     A node that fails the operator test (e.g. the `_to_dim_order_copy` that to_edge
     inserts for a lifted scalar, whose provenance is the `mul` that used it) stays
     unmapped and is counted, never guessed.
@@ -53,8 +54,18 @@ _EQUIVALENT_OPS: dict[str, frozenset[str]] = {
     "dim_order_ops::_clone_dim_order": frozenset({"aten::clone"}),
     "dim_order_ops::_empty_dim_order": frozenset({"aten::empty"}),
 }
-_VIEW_OPS = frozenset({"aten::view", "aten::_unsafe_view", "aten::reshape", "aten::view_copy",
-                       "aten::squeeze", "aten::unsqueeze", "aten::flatten", "aten::alias"})
+_VIEW_OPS = frozenset(
+    {
+        "aten::view",
+        "aten::_unsafe_view",
+        "aten::reshape",
+        "aten::view_copy",
+        "aten::squeeze",
+        "aten::unsqueeze",
+        "aten::flatten",
+        "aten::alias",
+    }
+)
 
 
 def schema_name(target: Any) -> str | None:
@@ -109,8 +120,13 @@ def control_flow_submodules(node: torch.fx.Node) -> list[torch.fx.Node]:
     if node.op != "call_function":
         return []
     owner = node.graph.owning_module
-    return [a for a in node.args if isinstance(a, torch.fx.Node) and a.op == "get_attr"
-            and isinstance(getattr(owner, a.target, None), torch.fx.GraphModule)]
+    return [
+        a
+        for a in node.args
+        if isinstance(a, torch.fx.Node)
+        and a.op == "get_attr"
+        and isinstance(getattr(owner, a.target, None), torch.fx.GraphModule)
+    ]
 
 
 def is_control_flow(node: torch.fx.Node) -> bool:
@@ -118,7 +134,9 @@ def is_control_flow(node: torch.fx.Node) -> bool:
     return bool(control_flow_submodules(node))
 
 
-def graph_levels(gm: torch.fx.GraphModule, path: GraphPath = ()) -> Iterator[tuple[GraphPath, torch.fx.GraphModule]]:
+def graph_levels(
+    gm: torch.fx.GraphModule, path: GraphPath = ()
+) -> Iterator[tuple[GraphPath, torch.fx.GraphModule]]:
     """The graph and every control-flow submodule below it, parents first."""
     yield path, gm
     for node in gm.graph.nodes:
@@ -176,8 +194,12 @@ def _target_str(node: torch.fx.Node) -> str:
     return schema_name(t) or getattr(t, "__name__", None) or str(t)
 
 
-def map_planned(et_gm: torch.fx.GraphModule, aten_gm: torch.fx.GraphModule,
-                et_path: GraphPath = (), aten_path: GraphPath = ()) -> list[PlannedTensor]:
+def map_planned(
+    et_gm: torch.fx.GraphModule,
+    aten_gm: torch.fx.GraphModule,
+    et_path: GraphPath = (),
+    aten_path: GraphPath = (),
+) -> list[PlannedTensor]:
     """Every TensorSpec-carrying node of `et_gm` (recursively), mapped to `aten_gm`."""
     aten_nodes = {n.name: n for n in aten_gm.graph.nodes}
     out: list[PlannedTensor] = []
@@ -197,12 +219,20 @@ def map_planned(et_gm: torch.fx.GraphModule, aten_gm: torch.fx.GraphModule,
             else:
                 how = "unmapped:placeholder-not-in-aten"
         elif node.target is operator.getitem:
-            parent = by_node.get(node.args[0].name, []) if isinstance(node.args[0], torch.fx.Node) else []
+            parent = (
+                by_node.get(node.args[0].name, [])
+                if isinstance(node.args[0], torch.fx.Node)
+                else []
+            )
             key = node.args[1]
             src = next((p for p in parent if p.index == key), None)
             for e in entries:
                 if src is not None and src.mapped:
-                    e.aten_path, e.aten_node, e.aten_index = src.aten_path, src.aten_node, src.aten_index
+                    e.aten_path, e.aten_node, e.aten_index = (
+                        src.aten_path,
+                        src.aten_node,
+                        src.aten_index,
+                    )
                     e.how = "getitem"
                 else:
                     e.how = "unmapped:getitem-of-unmapped"
@@ -217,20 +247,34 @@ def map_planned(et_gm: torch.fx.GraphModule, aten_gm: torch.fx.GraphModule,
                 ok = schema_name(cand.target) in _VIEW_OPS
                 target_aten, how = (cand, "view") if ok else (None, "unmapped:view-of-non-view")
             elif is_control_flow(node):
-                ok = cand.target is node.target or _control_flow_kind(cand) == _control_flow_kind(node)
+                ok = cand.target is node.target or _control_flow_kind(cand) == _control_flow_kind(
+                    node
+                )
                 target_aten, how = (cand, "control-flow") if ok else (None, "unmapped:control-flow")
                 if ok:
-                    for et_sub, aten_sub in zip(control_flow_submodules(node), control_flow_submodules(cand)):
+                    for et_sub, aten_sub in zip(
+                        control_flow_submodules(node), control_flow_submodules(cand)
+                    ):
                         et_mod = getattr(et_gm, et_sub.target, None)
                         aten_mod = getattr(aten_gm, aten_sub.target, None)
-                        if isinstance(et_mod, torch.fx.GraphModule) and isinstance(aten_mod, torch.fx.GraphModule):
-                            out.extend(map_planned(et_mod, aten_mod, et_path + (et_sub.target,),
-                                                   aten_path + (aten_sub.target,)))
+                        if isinstance(et_mod, torch.fx.GraphModule) and isinstance(
+                            aten_mod, torch.fx.GraphModule
+                        ):
+                            out.extend(
+                                map_planned(
+                                    et_mod,
+                                    aten_mod,
+                                    et_path + (et_sub.target,),
+                                    aten_path + (aten_sub.target,),
+                                )
+                            )
             elif same_operator(schema_name(node.target), schema_name(cand.target)):
                 target_aten, how = cand, "op"
             else:
-                how = (f"unmapped:operator {schema_name(node.target)} is not "
-                       f"{schema_name(cand.target)} of root {root}")
+                how = (
+                    f"unmapped:operator {schema_name(node.target)} is not "
+                    f"{schema_name(cand.target)} of root {root}"
+                )
         for e in entries:
             e.how = how
             if target_aten is not None:
@@ -253,8 +297,11 @@ def aten_inputs(ep: torch.export.ExportedProgram, args: tuple) -> list[Any]:
         if spec.kind == InputKind.USER_INPUT:
             flat.append(next(user))
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-            flat.append(ep.state_dict[spec.target] if spec.target in ep.state_dict
-                        else ep.constants[spec.target])
+            flat.append(
+                ep.state_dict[spec.target]
+                if spec.target in ep.state_dict
+                else ep.constants[spec.target]
+            )
         else:  # CONSTANT_TENSOR, CUSTOM_OBJ, TOKEN
             flat.append(ep.constants.get(spec.target))
     return flat
@@ -282,7 +329,9 @@ class _Recorder(torch.fx.Interpreter):
         return super().call_function(target, args, kwargs)
 
 
-def interpret_aten(ep: torch.export.ExportedProgram, args: tuple) -> dict[tuple[GraphPath, str], Any]:
+def interpret_aten(
+    ep: torch.export.ExportedProgram, args: tuple
+) -> dict[tuple[GraphPath, str], Any]:
     """Every node value of `ep.graph_module` on `args` (CPU tensors), keyed by (path, name)."""
     store: dict[tuple[GraphPath, str], Any] = {}
     with torch.no_grad():

@@ -31,8 +31,13 @@ def value_mismatch(expected, actual) -> str | None:
         return f"type {type(actual).__name__}, expected {type(expected).__name__}"
     if not isinstance(expected, torch.Tensor):
         if isinstance(expected, float) or isinstance(actual, float):
-            if not torch.isclose(torch.tensor(float(actual)), torch.tensor(float(expected)),
-                                 rtol=1e-6, atol=1e-7, equal_nan=True):
+            if not torch.isclose(
+                torch.tensor(float(actual)),
+                torch.tensor(float(expected)),
+                rtol=1e-6,
+                atol=1e-7,
+                equal_nan=True,
+            ):
                 return f"value {actual!r}, expected {expected!r}"
             return None
         return None if expected == actual else f"value {actual!r}, expected {expected!r}"
@@ -45,31 +50,49 @@ def value_mismatch(expected, actual) -> str | None:
         close = torch.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
         if not bool(close.all()):
             bad = (~close).nonzero()[0].tolist()
-            return (f"values differ (rtol={rtol}, atol={atol}) at {bad}: "
-                    f"{actual[tuple(bad)].item()!r} vs eager {expected[tuple(bad)].item()!r}")
+            return (
+                f"values differ (rtol={rtol}, atol={atol}) at {bad}: "
+                f"{actual[tuple(bad)].item()!r} vs eager {expected[tuple(bad)].item()!r}"
+            )
         return None
     if not torch.equal(actual, expected):
         return "values differ (exact dtype)"
     return None
 
 
-def compare_results(lane: str, expected: CallRecord, actual: CallRecord, stage: str,
-                    device: str = "cpu") -> list[Divergence]:
+def compare_results(
+    lane: str, expected: CallRecord, actual: CallRecord, stage: str, device: str = "cpu"
+) -> list[Divergence]:
     wrong = RESULT_KIND[lane]
     if expected.error and actual.error:
         return []  # both refused the call; exception text is backend-specific
     if expected.error:
-        return [Divergence(wrong, stage,
-                           f"eager raised {expected.error!r}, {lane} returned a result", device)]
+        return [
+            Divergence(
+                wrong, stage, f"eager raised {expected.error!r}, {lane} returned a result", device
+            )
+        ]
     if actual.error:
-        return [Divergence(f"{lane}.crash", stage, f"{lane} raised {actual.error}", device,
-                           {"error": actual.error})]
+        return [
+            Divergence(
+                f"{lane}.crash",
+                stage,
+                f"{lane} raised {actual.error}",
+                device,
+                {"error": actual.error},
+            )
+        ]
     if len(expected.outputs) != len(actual.outputs):
-        return [Divergence(wrong, stage,
-                           f"{len(actual.outputs)} outputs, eager has {len(expected.outputs)}", device)]
+        return [
+            Divergence(
+                wrong,
+                stage,
+                f"{len(actual.outputs)} outputs, eager has {len(expected.outputs)}",
+                device,
+            )
+        ]
     out = []
     for i, (e, a) in enumerate(zip(expected.outputs, actual.outputs)):
         if (why := value_mismatch(e, a)) is not None:
-            out.append(Divergence(wrong, stage, f"output {i}: {why}", device,
-                                  {"output": i}))
+            out.append(Divergence(wrong, stage, f"output {i}: {why}", device, {"output": i}))
     return out

@@ -32,26 +32,36 @@ def normalize_trace(text: str) -> str:
     lines = []
     for raw in str(text).splitlines():
         line = raw.strip().lstrip("#").strip()
-        if (not line or line.startswith(("import ", "from ", "@", "Constructed by"))
-                or _ANNOTATION.match(line) or _SOURCE_LINE.match(line)):
+        if (
+            not line
+            or line.startswith(("import ", "from ", "@", "Constructed by"))
+            or _ANNOTATION.match(line)
+            or _SOURCE_LINE.match(line)
+        ):
             continue
         if _SCALAR_TYPE.search(line) or "prims.shape(" in line:
             continue
         lines.append(_TRAILING.sub("", line))
     names: dict[str, str] = {}
-    return "\n".join(_NAME.sub(lambda m: names.setdefault(m.group(0), f"%{len(names)}"), line)
-                     for line in lines)
+    return "\n".join(
+        _NAME.sub(lambda m: names.setdefault(m.group(0), f"%{len(names)}"), line) for line in lines
+    )
 
 
 def unsound_hit(cached: str, fresh: str, stage: str, device: str) -> Divergence | None:
     a, b = normalize_trace(cached), normalize_trace(fresh)
     if a == b:
         return None
-    diff = "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(), "cached", "fresh",
-                                          lineterm="", n=1))
-    return Divergence("thunder.unsound-hit", stage,
-                      "cache hit ran a trace that differs from a fresh trace of this call",
-                      device, {"diff": diff})
+    diff = "\n".join(
+        difflib.unified_diff(a.splitlines(), b.splitlines(), "cached", "fresh", lineterm="", n=1)
+    )
+    return Divergence(
+        "thunder.unsound-hit",
+        stage,
+        "cache hit ran a trace that differs from a fresh trace of this call",
+        device,
+        {"diff": diff},
+    )
 
 
 def matches_any(trace: str, others: list[str]) -> bool:

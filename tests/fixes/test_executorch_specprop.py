@@ -63,7 +63,7 @@ def _require_executorch() -> None:
         pytest.skip("executorch is not installed")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe(mode: str, fix: bool) -> dict:
     """Run this file as a script in a fresh interpreter; returns its JSON report."""
     env = dict(os.environ)
@@ -72,9 +72,7 @@ def _probe(mode: str, fix: bool) -> dict:
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.pop("FUZZ_FIXES", None)
     cmd = [sys.executable, str(Path(__file__).resolve()), mode, "fix" if fix else "nofix"]
-    proc = subprocess.run(
-        cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
-    )
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT ")]
     if proc.returncode != 0 or not lines:
         raise AssertionError(

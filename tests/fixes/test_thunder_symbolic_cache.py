@@ -243,7 +243,9 @@ def _same_result(x, y) -> bool:
     import torch
 
     if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
-        return x.shape == y.shape and x.dtype == y.dtype and torch.allclose(x, y, atol=1e-5, rtol=1e-5)
+        return (
+            x.shape == y.shape and x.dtype == y.dtype and torch.allclose(x, y, atol=1e-5, rtol=1e-5)
+        )
     return x == y
 
 
@@ -304,10 +306,11 @@ def _observe(fn, first, second) -> dict:
 
 
 def _idempotence() -> dict:
-    import fixes
-    import fixes.thunder_symbolic_cache as mod
     from thunder.core.proxies import NumberProxy
     from thunder.core.symbol import Symbol
+
+    import fixes
+    import fixes.thunder_symbolic_cache as mod
 
     before = (NumberProxy.__bool__, Symbol.__call__, NumberProxy.__dict__["value"])
     again = [str(s) for s in fixes.apply([FIX])]
@@ -334,7 +337,10 @@ def _broken_recording() -> dict:
         same = _observe(h_eq, (torch.randn(2, 3),), (torch.randn(2, 3),))
     finally:
         mod._Recorder.derive = original
-    return {"keep": {k: v for k, v in keep.items() if k != "prologue"}, "same": {k: v for k, v in same.items() if k != "prologue"}}
+    return {
+        "keep": {k: v for k, v in keep.items() if k != "prologue"},
+        "same": {k: v for k, v in same.items() if k != "prologue"},
+    }
 
 
 def _main(mode: str) -> None:
@@ -375,7 +381,7 @@ def _require_thunder_026():
         pytest.skip(f"the fix covers lightning-thunder 0.2.6; {v} is installed")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe(mode: str) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
@@ -386,7 +392,10 @@ def _probe(mode: str) -> dict:
     )  # fmt: skip
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT ")]
     if proc.returncode != 0 or not lines:
-        raise AssertionError(f"probe {mode} failed (rc={proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+        raise AssertionError(
+            f"probe {mode} failed (rc={proc.returncode}):\n"
+            f"{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+        )
     return json.loads(lines[-1][len("REPORT ") :])
 
 
@@ -415,14 +424,18 @@ def test_flip_hits_without_fix(name):
         assert not c["hit"], f"{name}: documented as a stock miss (static pins)"
         return
     assert c["hit"], f"{name}: stock Thunder was expected to hit (the bug)"
-    assert "error" in c or not c["result_ok"] or not c["trace_ok"], f"{name}: stale hit but nothing wrong?"
+    assert "error" in c or not c["result_ok"] or not c["trace_ok"], (
+        f"{name}: stale hit but nothing wrong?"
+    )
 
 
 @pytest.mark.parametrize("name", KEEP_CASES)
 def test_keep_hits_with_fix(name):
     c = _case("fix", name)
     assert "error" not in c, c
-    assert c["hit"] and c["misses"] == 1, f"{name}: over-specialised, a call keeping every decision missed"
+    assert c["hit"] and c["misses"] == 1, (
+        f"{name}: over-specialised, a call keeping every decision missed"
+    )
     assert c["result_ok"], f"{name}: result differs from eager"
 
 

@@ -6,8 +6,8 @@ installed wheel (`--pyargs executorch.exir.tests.test_passes ...`).
 
 * `pytest_configure` applies `fixes.apply(["executorch-specprop"])` before any test
   module is imported: the backport on executorch 1.0.x, an "upstream" no-op on 1.1+.
-  The state is printed in the header and the terminal summary. `EXECUTORCH_PEER_FIX=0` leaves the fix
-  out (the peer suite uses it to show that the xfails below are not caused by it).
+  The state is printed in the header and the terminal summary. `EXECUTORCH_PEER_FIX=0`
+  leaves the fix out (the peer suite uses it to show that the xfails below are not caused by it).
 * C++ libraries that upstream's Buck build links into these tests are not in the pip
   wheel:
     - `//executorch/exir/tests:test_lib` (exir/tests/test_lib.cpp, a `preload_deps` of

@@ -74,7 +74,11 @@ def _stub_pytest_benchmark() -> bool:
     plugin.pytest_benchmark_group_stats = pytest_benchmark_group_stats
     root.fixture, root.plugin = fixture, plugin
     sys.modules.update(
-        {"pytest_benchmark": root, "pytest_benchmark.fixture": fixture, "pytest_benchmark.plugin": plugin}
+        {
+            "pytest_benchmark": root,
+            "pytest_benchmark.fixture": fixture,
+            "pytest_benchmark.plugin": plugin,
+        }
     )
     return True
 

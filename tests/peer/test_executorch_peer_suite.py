@@ -34,8 +34,7 @@ SUITES = {
     "spec_prop": [
         "executorch.exir.tests.test_passes",
         "-k",
-        "spec_prop or alloc_node_spec or propagate_dynamic_shape or to_out_var "
-        "or zero_stride",
+        "spec_prop or alloc_node_spec or propagate_dynamic_shape or to_out_var or zero_stride",
     ],
     "memory_planning": ["executorch.exir.tests.test_memory_planning"],
 }
@@ -54,9 +53,9 @@ def _run_inner(args: list[str], tmp_path: Path, *, fix: bool = True):
         if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS"))
     }
     env.pop("FUZZ_FIXES", None)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT), str(PEER), env.get("PYTHONPATH", "")]
-    ).rstrip(os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(PEER), env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
     # executorch 1.0.1 serializes programs with the `flatc` next to the interpreter.
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env["EXECUTORCH_PEER_FIX"] = "1" if fix else "0"
@@ -118,7 +117,7 @@ def test_executorch_peer_suite(suite, tmp_path):
     assert f"executorch-specprop (executorch {version}): {expected_state}" in out, info
     outcomes = {o for _, _, o, _ in cases}
     assert outcomes <= {"passed", "skipped", "xfailed"}, info
-    for _, name, outcome, message in cases:
+    for _, _, outcome, message in cases:
         if outcome == "skipped":
             assert "needs C++ library" in message, info
     assert sum(o == "passed" for _, _, o, _ in cases) >= 5, info

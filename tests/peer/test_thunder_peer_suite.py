@@ -48,7 +48,9 @@ def _run_upstream(tmp_path: Path, fix: bool) -> dict[str, str]:
         pytest.skip(f"the fix and its expectations cover lightning-thunder 0.2.6; {v} is installed")
     junit = tmp_path / ("fixed.xml" if fix else "stock.xml")
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(PEER), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([str(PEER), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
     env["THUNDER_PEER_FIX"] = "on" if fix else "off"
     env["FUZZ_FIXES"] = "off"  # only the plugin decides
     import importlib.util
@@ -67,9 +69,14 @@ def _run_upstream(tmp_path: Path, fix: bool) -> dict[str, str]:
         f"--junitxml={junit}",
     ]  # fmt: skip
     # Run outside the repo so our pyproject's pytest settings do not apply to Thunder's tests.
-    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+    proc = subprocess.run(
+        cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+    )
     if not junit.exists():
-        raise AssertionError(f"upstream run produced no report (rc={proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+        raise AssertionError(
+            f"upstream run produced no report (rc={proc.returncode}):\n"
+            f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        )
     outcomes = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
         name = case.get("name")
@@ -82,7 +89,9 @@ def _run_upstream(tmp_path: Path, fix: bool) -> dict[str, str]:
         else:
             outcomes[name] = "passed"
     header = "\n".join(
-        ln for ln in proc.stdout.splitlines() if ln.startswith(("thunder-symbolic-cache:", "pytest-benchmark:"))
+        ln
+        for ln in proc.stdout.splitlines()
+        if ln.startswith(("thunder-symbolic-cache:", "pytest-benchmark:"))
     )
     outcomes["__header__"] = header
     outcomes["__log__"] = proc.stdout[-6000:]

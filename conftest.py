@@ -43,7 +43,7 @@ def pytest_addoption(parser):
 
 
 def _switch(config) -> str:
-    from fuzz.campaign.prepare import fixes_switch
+    from fuzz.prepare import fixes_switch
 
     return fixes_switch(config.getoption("fixes"))
 
@@ -114,8 +114,8 @@ class ExpectedDivergence(CorpusFailure):
 class CorpusFile(pytest.File):
     def collect(self):
         from fuzz.backends.registry import LANE_NAMES
-        from fuzz.campaign.prepare import all_fixes_on
         from fuzz.case import CaseError, load_case
+        from fuzz.prepare import all_fixes_on
         from fuzz.replay import expected_for
 
         try:

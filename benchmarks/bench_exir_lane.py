@@ -24,6 +24,7 @@ import fuzz.custom_ops  # noqa: E402,F401
 from fuzz.backends.eager import run_eager  # noqa: E402
 from fuzz.backends.exir import ExirLane  # noqa: E402
 from fuzz.case import case_from_source  # noqa: E402
+from fuzz.tensors import materialize  # noqa: E402
 
 PROGRAMS = {
     "elementwise": """
@@ -101,7 +102,7 @@ def run_once(lane: ExirLane, cases) -> tuple[Counter, float, Counter]:
     timings, outcome = Counter(), Counter()
     t0 = time.perf_counter()
     for case in cases:
-        calls = case.materialize(0, "cpu")
+        calls = materialize(case, 0, "cpu")
         t = time.perf_counter()
         reference = run_eager(case, calls)
         timings["eager"] += time.perf_counter() - t

@@ -8,16 +8,40 @@ The public API is small:
         result = run_case(generated.case, lanes=("thunder",))
         assert not result.divergences
 
-Rooms, each behind a narrow door:
-    fuzz/ops/          the op catalogue (one OpSpec per op: constraints, shape rule, template)
-    fuzz/program.py    program IR and decoder;   fuzz/calls.py  call plans
-    fuzz/strategies.py Hypothesis strategies;    fuzz/render.py source rendering
-    fuzz/case.py       the case-file format;     fuzz/engine.py eager + lanes + confirmation
-    fuzz/backends/     eager, thunder, exir;     fuzz/oracles/  divergence checks
-    fuzz/divergence.py divergence kinds (the public contract) and records
+Layers, each importing only the ones below it (tests/test_architecture.py checks this):
+    core      fuzz.case (the case-file format), fuzz.divergence (kinds), fuzz.signature,
+              fuzz.corpus, fuzz.errors: no torch
+    generator fuzz.ops (the op catalogue), fuzz.program, fuzz.calls, fuzz.render,
+              fuzz.strategies
+    lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.backends, fuzz.engine,
+              fuzz.outcome (run one lane and classify), fuzz.prepare (per-process setup)
+    commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.__main__
+
+The names above are loaded on first use (PEP 562), so `import fuzz.case` or
+`import fuzz.signature` does not import torch.
 """
 
-from fuzz.case import Case, CaseError, case_from_source, load_case  # noqa: F401
-from fuzz.divergence import KINDS, Divergence  # noqa: F401
-from fuzz.engine import CaseResult, run_case  # noqa: F401
-from fuzz.strategies import call_plans, cases, programs  # noqa: F401
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "Case": "fuzz.case",
+    "CaseError": "fuzz.case",
+    "case_from_source": "fuzz.case",
+    "load_case": "fuzz.case",
+    "KINDS": "fuzz.divergence",
+    "Divergence": "fuzz.divergence",
+    "CaseResult": "fuzz.engine",
+    "run_case": "fuzz.engine",
+    "call_plans": "fuzz.strategies",
+    "cases": "fuzz.strategies",
+    "programs": "fuzz.strategies",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'fuzz' has no attribute {name!r}")

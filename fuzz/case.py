@@ -20,16 +20,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import itertools
-import random
 import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import torch
-
-from fuzz.tensors import copy_args
+from fuzz.errors import error_text
 
 _counter = itertools.count()
 
@@ -58,22 +55,20 @@ class Case:
         return str(self.path) if self.path else f"<case {self.name}>"
 
     def input_names(self) -> list[str]:
-        fn = self.program.forward if isinstance(self.program, torch.nn.Module) else self.program
-        return list(inspect.signature(fn).parameters)
+        """Parameter names of the program (of `forward` for an nn.Module instance)."""
+        return list(inspect.signature(getattr(self.program, "forward", self.program)).parameters)
 
-    def materialize(self, seed: int = 0, device: str = "cpu") -> list[tuple]:
-        """Seed every RNG, call `calls()` and move the arguments to `device`."""
-        random.seed(seed)
-        torch.manual_seed(seed)
+    def checked_calls(self) -> list[tuple]:
+        """`calls()`, checked: a non-empty list of argument tuples (else CaseError)."""
         try:
             calls = self.calls()
         except Exception as e:
-            raise CaseError(f"{self.where}: calls() raised {type(e).__name__}: {e}") from e
+            raise CaseError(f"{self.where}: calls() raised {error_text(e, None)}") from e
         if not isinstance(calls, (list, tuple)) or not all(isinstance(c, tuple) for c in calls):
             raise CaseError(f"{self.where}: calls() must return a list of argument tuples")
         if not calls:
             raise CaseError(f"{self.where}: calls() returned no calls")
-        return [copy_args(c, device) for c in calls]
+        return list(calls)
 
     def runs_on(self, lane: str, device: str) -> bool:
         return (self.lanes is None or lane in self.lanes) and (
@@ -94,7 +89,7 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
     except SyntaxError as e:
         raise CaseError(f"{where}: syntax error at line {e.lineno}: {e.msg}") from e
     except Exception as e:
-        raise CaseError(f"{where}: importing the case raised {type(e).__name__}: {e}") from e
+        raise CaseError(f"{where}: importing the case raised {error_text(e, None)}") from e
     ns = module.__dict__
     for required in ("program", "calls"):
         if required not in ns:

@@ -17,6 +17,7 @@ from fuzz.backends.base import LaneReport
 from fuzz.backends.eager import run_eager
 from fuzz.backends.registry import get_lane
 from fuzz.case import Case
+from fuzz.tensors import materialize
 
 DEFAULT_LANES = ("thunder", "exir")
 
@@ -53,7 +54,7 @@ def run_case(
     for device in devices or available_devices():
         if device == "cuda" and not torch.cuda.is_available():
             continue
-        calls = case.materialize(seed, device)
+        calls = materialize(case, seed, device)
         t0 = time.perf_counter()
         reference = run_eager(case, calls)
         eager_time = time.perf_counter() - t0
@@ -69,7 +70,7 @@ def run_case(
             report.timings["eager"] += eager_time
             if confirm and report.divergences:
                 t0 = time.perf_counter()
-                again = lane.run(case, case.materialize(seed, device), reference, device)
+                again = lane.run(case, materialize(case, seed, device), reference, device)
                 report.timings["confirm"] += time.perf_counter() - t0
                 seen = _signature(again)
                 kept = [d for d in report.divergences if (d.kind, d.stage) in seen]

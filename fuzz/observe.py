@@ -15,6 +15,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from fuzz.errors import error_text
 from fuzz.tensors import storage_key
 
 
@@ -61,7 +62,7 @@ def observe_call(fn: Callable[..., Any], args: Sequence[Any]) -> CallRecord:
     try:
         result = fn(*args)
     except Exception as e:  # the record keeps the failure; oracles decide if it matters
-        return CallRecord([], f"{type(e).__name__}: {e}", [_cpu_copy(x) for x in flat_in])
+        return CallRecord([], error_text(e, None), [_cpu_copy(x) for x in flat_in])
     flat_out = pytree.tree_leaves(result)
     aliases, identity = alias_facts(flat_in, flat_out)
     return CallRecord(

@@ -71,9 +71,9 @@ def classify(case, lane: str, kinds: set[str], fixes_on: bool) -> str:
 
 def run_lane(case, lane: str, device: str, seed: int = 0, fixes_on: bool | None = None) -> Outcome:
     """Run one (case, lane, device) and classify it (never raises for case problems)."""
-    from fuzz.campaign.prepare import all_fixes_on, lane_unavailable
     from fuzz.case import CaseError
     from fuzz.engine import run_case
+    from fuzz.prepare import all_fixes_on, lane_unavailable
 
     if fixes_on is None:
         fixes_on = all_fixes_on()
@@ -137,9 +137,9 @@ def replay_paths(
 ) -> list[Outcome]:
     """Replay every case; with `isolate` (switch, plugins, timeout), each (case, lane,
     device) runs in its own process."""
-    from fuzz.campaign.prepare import all_fixes_on
     from fuzz.case import CaseError, load_case
     from fuzz.corpus import expand_paths
+    from fuzz.prepare import all_fixes_on
 
     fixes_on = all_fixes_on()
     outcomes: list[Outcome] = []
@@ -230,7 +230,7 @@ def run_lane_isolated(
 
 
 def _all_on() -> bool:
-    from fuzz.campaign.prepare import all_fixes_on
+    from fuzz.prepare import all_fixes_on
 
     return all_fixes_on()
 
@@ -269,8 +269,8 @@ def default_devices() -> tuple[str, ...]:
 def main(args) -> int:
     """Run `python -m fuzz replay` with parsed `args` (see fuzz.__main__)."""
     import fixes
-    from fuzz.campaign.prepare import fixes_switch, prepare
     from fuzz.divergence import KINDS, lane_of
+    from fuzz.prepare import fixes_switch, prepare
 
     switch = fixes_switch(args.fixes)
     lanes = args.lanes

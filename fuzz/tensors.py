@@ -1,4 +1,8 @@
-"""Copying call arguments without breaking what the oracles look at.
+"""Materializing a case's calls, and copying call arguments without breaking what the
+oracles look at.
+
+`materialize(case, seed, device)` seeds every RNG and builds the case's argument tuples
+(the case format itself, fuzz/case.py, is torch-free).
 
 Arguments are run through several backends, and in-place ops mutate them, so each
 backend gets its own copy. A naive per-tensor clone breaks aliasing between inputs (the
@@ -8,10 +12,21 @@ every view is rebuilt on the copy with the same size, stride and storage offset.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
+
+if TYPE_CHECKING:
+    from fuzz.case import Case
+
+
+def materialize(case: Case, seed: int = 0, device: str = "cpu") -> list[tuple]:
+    """Seed every RNG, call `case.calls()` (checked) and move the arguments to `device`."""
+    random.seed(seed)
+    torch.manual_seed(seed)
+    return [copy_args(c, device) for c in case.checked_calls()]
 
 
 def copy_args(args: Sequence[Any], device: str | torch.device | None = None) -> tuple:

@@ -14,6 +14,7 @@ from fuzz.campaign.findings import found_labels, render_finding, replace_docstri
 from fuzz.case import case_from_source, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus, ReadOnlyCorpusError
 from fuzz.signature import normalize_source, signature, signatures_of_source, stage_kind
+from fuzz.tensors import materialize
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
@@ -256,13 +257,13 @@ def test_seeded_corpus_cases_load_and_say_what_they_are():
         case = load_case(path)
         assert len(case.doc) > 200, f"{path}: the docstring must say what diverges and why"
         assert case.lanes, f"{path}: a corpus case names its lanes"
-        assert case.materialize(0), path
+        assert materialize(case, 0), path
     spec = load_case(CORPUS / "executorch_specprop_unbacked_bound.py")
     assert spec.lanes == ("exir",) and spec.dims == {"x": {0: (2, 8)}} and not spec.expect
     for name in ("thunder_symbolic_cache_broadcast", "thunder_symbolic_cache_shape_branch"):
         case = load_case(CORPUS / f"{name}.py")
         assert case.lanes == ("thunder",) and not case.expect  # fixed by our fixes
-        assert [tuple(t.shape for t in c) for c in case.materialize(0)][0]
+        assert [tuple(t.shape for t in c) for c in materialize(case, 0)][0]
 
 
 def test_rendered_finding_is_a_loadable_case_with_its_signatures():

@@ -14,13 +14,14 @@ from fuzz.backends.eager import run_eager
 from fuzz.backends.exir import ExirLane, derive_dims
 from fuzz.case import case_from_source
 from fuzz.engine import run_case
+from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")
 
 
 def run(src: str, lane: ExirLane | None = None, device: str = "cpu", name: str = "case"):
     case = case_from_source(src, name)
-    calls = case.materialize(0, device)
+    calls = materialize(case, 0, device)
     return (lane or ExirLane(strict=True)).run(case, calls, run_eager(case, calls), device)
 
 
@@ -263,7 +264,7 @@ def calls():
 """,
         "dims",
     )
-    calls = case.materialize()
+    calls = materialize(case)
     assert derive_dims(case, calls) == {1: {0: (2, 9)}}
     case.dims = None
     assert derive_dims(case, calls) == {0: {0: (3, 5)}, 1: {0: (3, 5)}}

@@ -21,6 +21,7 @@ from fuzz.backends.exir import ExirLane, build, mirror_to_executorch, to_executo
 from fuzz.case import case_from_source
 from fuzz.oracles import exir_aliasing, exir_plan
 from fuzz.oracles.exir_trace import interpret_aten, map_planned
+from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")
 
@@ -343,7 +344,7 @@ def test_alias_boundary(alias_build):
         "def calls():\n    return [(torch.randn(2, 8),)]\n",
         "alias",
     )
-    calls = case.materialize()
+    calls = materialize(case)
     ref = run_eager(case, calls)
     facts = exir_aliasing.boundary_facts(alias_build.et_program)
     assert facts["mutated"] == {0}
@@ -372,7 +373,7 @@ def test_alias_boundary_eager_view_output_returned_as_copy_is_legal():
         "def calls():\n    return [(torch.randn(3, 8),)]\n",
         "views",
     )
-    calls = case.materialize()
+    calls = materialize(case)
     ref = run_eager(case, calls)
     divs, legal = exir_aliasing.check_alias_boundary(
         exir_aliasing.boundary_facts(b.et_program), ref[0], calls[0], "call[0]"
@@ -395,7 +396,7 @@ def calls():
 def lane_run(src, lane=None, tweak=None):
     lane = lane or ExirLane(strict=True)
     case = case_from_source(src, "t")
-    calls = case.materialize()
+    calls = materialize(case)
     ref = run_eager(case, calls)
     if tweak is None:
         return lane.run(case, calls, ref, "cpu")

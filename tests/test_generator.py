@@ -14,6 +14,7 @@ from fuzz.backends.eager import run_eager
 from fuzz.calls import plan_sequence
 from fuzz.program import decode
 from fuzz.strategies import cases, genomes, make_case, programs
+from fuzz.tensors import materialize
 
 FAST = settings(
     max_examples=150,
@@ -32,7 +33,7 @@ def test_rejection_rate_is_under_ten_percent():
     @FAST
     @given(cases(lanes=("exir",)))
     def draw(generated):
-        records = run_eager(generated.case, generated.case.materialize(0))
+        records = run_eager(generated.case, materialize(generated.case, 0))
         seen["drawn"] += 1
         seen["rejected"] += any(r.error for r in records)
         seen.update(generated.program.families)
@@ -49,7 +50,7 @@ def test_rejection_rate_is_under_ten_percent():
 @given(cases(lanes=("thunder", "exir")))
 def test_output_shapes_follow_the_symbolic_rules(generated):
     program, case = generated.program, generated.case
-    for plan, record in zip(generated.plans, run_eager(case, case.materialize(0))):
+    for plan, record in zip(generated.plans, run_eager(case, materialize(case, 0))):
         assert record.error is None, f"{record.error}\n{generated.source}"
         subs = {sympy.Symbol(k, integer=True, nonnegative=True): v for k, v in plan.sizes}
         for value, out in zip(program.outputs, record.outputs):
@@ -67,7 +68,7 @@ def test_deleting_any_op_gene_still_decodes_validly(program_unused, data):
     program = decode(smaller)
     assert len(program.nodes) == max(1, len(genome.ops) - 1)
     generated = make_case(program, plan_sequence(program, [(0,), (1,)], ["preserve"]))
-    errors = [r.error for r in run_eager(generated.case, generated.case.materialize(0)) if r.error]
+    errors = [r.error for r in run_eager(generated.case, materialize(generated.case, 0)) if r.error]
     assert not errors, f"{errors}\n{generated.source}"
 
 
@@ -105,7 +106,7 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
     @FAST
     @given(cases(lanes=("thunder",)))
     def draw(generated):
-        for args in generated.case.materialize(0):
+        for args in materialize(generated.case, 0):
             tensors = [a for a in args]
             seen["same"] += any(a is b for i, a in enumerate(tensors) for b in tensors[i + 1 :])
             keys = [a.untyped_storage().data_ptr() for a in tensors]

@@ -12,6 +12,7 @@ from fuzz.case import case_from_source
 from fuzz.ops.spec import Picker, Symbols, TensorType
 from fuzz.program import Node, Program
 from fuzz.render import render_case
+from fuzz.tensors import materialize
 
 
 def _inputs_for(op, syms):
@@ -50,7 +51,7 @@ def test_shape_rule_matches_eager(op, gene):
         CallPlan(tuple(sorted(s.items())), ("contiguous",) * program.n_inputs) for s in sizes_list
     ]
     case = case_from_source(render_case(program, plans), f"op_{op.name}")
-    for sizes, args in zip(sizes_list, case.materialize(seed=0)):
+    for sizes, args in zip(sizes_list, materialize(case, seed=0)):
         outputs = case.program(*args)
         subs = {sympy.Symbol(k, integer=True, nonnegative=True): v for k, v in sizes.items()}
         for value, out in zip(program.outputs, outputs):

@@ -5,5 +5,5 @@ fuzz.campaign.nightly   the parent: workers, budget, crash/hang isolation, findi
 fuzz.campaign.worker    one worker process: a Hypothesis loop over generated cases
 fuzz.campaign.findings  turning a divergence into a case file (docstring, FOUND)
 fuzz.campaign.stats     the figures a campaign aggregates
-fuzz.campaign.prepare   per-process setup: fixes switch, plugins, lane availability
+fuzz.prepare   per-process setup: fixes switch, plugins, lane availability
 """

@@ -745,7 +745,7 @@ def kill(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
 
 def main(args) -> int:
     import fixes
-    from fuzz.campaign.prepare import fixes_switch
+    from fuzz.prepare import fixes_switch
     from fuzz.report import write_reports
 
     args.fixes_switch = fixes_switch(args.fixes)

@@ -142,7 +142,7 @@ class Worker:
     # -- setup -------------------------------------------------------------------------
     def setup(self) -> None:
         import fixes
-        from fuzz.campaign.prepare import lane_unavailable, prepare
+        from fuzz.prepare import lane_unavailable, prepare
 
         active = prepare(self.cfg["fixes"], self.cfg.get("plugins", ()))
         import fuzz.settings  # noqa: F401  (registers the profiles)
@@ -418,8 +418,8 @@ def _run_one(argv: list[str]) -> int:
     p.add_argument("--plugin", action="append", default=[])
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    from fuzz.campaign.prepare import prepare
     from fuzz.case import load_case
+    from fuzz.prepare import prepare
     from fuzz.replay import run_lane
 
     prepare(args.fixes, args.plugin)

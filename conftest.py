@@ -26,10 +26,20 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
+from hypothesis import settings
+
+import fixes
+import fuzz.settings
+from fuzz.backends.registry import DEVICES, LANE_NAMES
+from fuzz.case import CaseError, load_case
+from fuzz.corpus import is_case_file
+from fuzz.outcome import expected_for, run_lane
+from fuzz.prepare import all_fixes_on, fixes_switch
+from fuzz.replay import format_outcome
 
 ROOT = Path(__file__).resolve().parent
 CORPUS_DIR = ROOT / "corpus"
-DEVICES = ("cpu", "cuda")
 
 
 def pytest_addoption(parser):
@@ -43,15 +53,10 @@ def pytest_addoption(parser):
 
 
 def _switch(config) -> str:
-    from fuzz.prepare import fixes_switch
-
     return fixes_switch(config.getoption("fixes"))
 
 
 def pytest_configure(config):
-    import fixes
-    import fuzz.settings
-
     try:
         fixes.apply(_switch(config))
     except fixes.FixError as e:
@@ -62,10 +67,6 @@ def pytest_configure(config):
 
 
 def pytest_report_header(config):
-    from hypothesis import settings
-
-    import fixes
-
     active = ", ".join(f"{k} ({v})" for k, v in fixes.active().items()) or "none"
     versions = ", ".join(f"{k} {v}" for k, v in fixes.package_versions().items())
     return [
@@ -76,7 +77,6 @@ def pytest_report_header(config):
 
 def _is_corpus_case(path: Path) -> bool:
     """Case files directly in corpus/ (or in another folder named corpus, e.g. a test's)."""
-    from fuzz.corpus import is_case_file
 
     return path.parent.name == CORPUS_DIR.name and is_case_file(path)
 
@@ -113,11 +113,6 @@ class ExpectedDivergence(CorpusFailure):
 
 class CorpusFile(pytest.File):
     def collect(self):
-        from fuzz.backends.registry import LANE_NAMES
-        from fuzz.case import CaseError, load_case
-        from fuzz.prepare import all_fixes_on
-        from fuzz.replay import expected_for
-
         try:
             case = load_case(self.path)
         except CaseError as e:
@@ -157,11 +152,8 @@ class CorpusItem(pytest.Item):
         if self.problem is not None:
             raise CorpusFailure(f"bad case file: {self.problem}")
         if self.device == "cuda":
-            import torch
-
             if not torch.cuda.is_available():
                 pytest.skip("no CUDA device")
-        from fuzz.replay import format_outcome, run_lane
 
         outcome = run_lane(self.case, self.lane, self.device)
         if outcome.status == "skip":

@@ -2,9 +2,12 @@
 
     python -m fuzz replay PATH... [--fixes on|off|NAMES] [--lanes thunder,exir]
                           [--devices cpu,cuda] [--json FILE|-] [--seed N] [--isolate]
+                          [--corpus DIR]
     python -m fuzz nightly [--budget SECONDS] [--lanes thunder,exir] [--devices cpu]
                            [--workers auto|N] [--hypothesis-seed N] [--out DIR]
-                           [--into DIR] [--fixes ...] [--max-examples N] [--database DIR]
+                           [--into DIR] [--fixes ...] [--max-examples N]
+                           [--database DIR|redis://HOST:PORT/DB|none]
+                           [--engine local|ray] [--ray-address auto|HOST:PORT]
 
 `--fixes` defaults to $FUZZ_FIXES, else "on". See fuzz/replay.py and
 fuzz/campaign/nightly.py for what each prints, writes and exits with.
@@ -97,6 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="with --isolate: a program running longer is a hang (default 120)",
     )
+    r.add_argument(
+        "--corpus",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="corpus folder(s) whose registered bugs name known divergences "
+        "(known_as in the JSON; default corpus/)",
+    )
 
     n = sub.add_parser("nightly", help="time-boxed fuzz campaign with crash isolation")
     _common(n)
@@ -139,8 +150,22 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--database",
         default=None,
-        metavar="DIR|none",
-        help="Hypothesis example database (default OUT/hypothesis-db; none: off)",
+        metavar="DIR|URL|none",
+        help="Hypothesis example database: a folder, redis://HOST:PORT/DB (shared by every "
+        "worker and night) or none (default OUT/hypothesis-db)",
+    )
+    n.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: worker processes on this machine (default); ray: Ray actors on a "
+        "cluster (pip install '.[cluster]')",
+    )
+    n.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="auto|HOST:PORT",
+        help="with --engine ray: the cluster to join (default: start a local Ray instance)",
     )
     n.add_argument(
         "--example-timeout",

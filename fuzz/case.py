@@ -5,34 +5,133 @@ harness runs is always exactly the source it reports. A case file defines
 
     program           the function (or torch.nn.Module instance) under test
     calls()           a list of argument tuples, called in order on one compiled object
-    LANES, DEVICES    optional: restrict where the case runs
-    DIMS              optional: {input name: {dim: (min, max)}} dynamic ranges for export
-    EXPECT, UPSTREAM  optional: divergence kinds of a known upstream bug, and its link
-    MATCHES           optional: "kind@stage" patterns of a known bug that shows on *any*
-                      program (e.g. "exir.unchecked-contract@contract"); the nightly job
-                      counts such findings as known instead of filing each program
-    FOUND             optional: "kind@stage-kind" entries the case was filed for (used by
-                      fuzz.signature to recognise the finding again; not read by the loader)
+
+and optionally the metadata in `METADATA` below (the one schema: the loader, the
+signatures and the corpus index all read it from here). This module imports no torch: a
+case file imports what it needs itself when it is loaded.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import itertools
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from fuzz.divergence import KINDS
 from fuzz.errors import error_text
+from fuzz.known import BugPattern, PatternError, parse_pattern
 
 _counter = itertools.count()
 
 
 class CaseError(Exception):
     """A case file that cannot be used; the message names the file and the problem."""
+
+
+# ---- the metadata schema ---------------------------------------------------------------
+# Each check returns what is wrong with a value (None when it is fine).
+
+
+def _strings(value: Any) -> str | None:
+    ok = isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value)
+    return None if ok else "must be a tuple of strings"
+
+
+def _kinds(value: Any) -> str | None:
+    if (problem := _strings(value)) is not None:
+        return problem
+    unknown = [k for k in value if k not in KINDS]
+    return f"names unknown divergence kinds {unknown}" if unknown else None
+
+
+def _patterns(value: Any) -> str | None:
+    if not isinstance(value, (tuple, list)):
+        return "must be a tuple of patterns"
+    for entry in value:
+        try:
+            parse_pattern(entry)
+        except PatternError as e:
+            return f"entry {entry!r}: {e}"
+    return None
+
+
+def _dims(value: Any) -> str | None:
+    ok = isinstance(value, Mapping) and all(
+        isinstance(dims, Mapping)
+        and all(isinstance(lo_hi, (tuple, list)) and len(lo_hi) == 2 for lo_hi in dims.values())
+        for dims in value.values()
+    )
+    return None if ok else "must be {input name: {dim: (min, max)}}"
+
+
+def _optional_str(value: Any) -> str | None:
+    return None if value is None or isinstance(value, str) else "must be a string or None"
+
+
+def _mapping(value: Any) -> str | None:
+    return None if isinstance(value, Mapping) else "must be a dict"
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    meaning: str
+    check: Callable[[Any], str | None]
+
+
+METADATA: dict[str, Field] = {
+    "LANES": Field("the lanes the case runs on (default: all)", _strings),
+    "DEVICES": Field("the devices the case runs on (default: all)", _strings),
+    "DIMS": Field("{input name: {dim: (min, max)}}: dynamic ranges for export", _dims),
+    "EXPECT": Field("divergence kinds of a known upstream bug, with every fix on", _kinds),
+    "UPSTREAM": Field(
+        "the link to the upstream report (or None, saying what was searched)", _optional_str
+    ),
+    "MATCHES": Field("patterns that recognise the bug on any program (fuzz/known.py)", _patterns),
+    "FOUND": Field(
+        '"kind@stage-kind" entries the case was filed for (fuzz/signature.py)', _strings
+    ),
+    "META": Field("what the generator knows of the program (families, decisions, ops)", _mapping),
+}
+
+
+def case_metadata(source: str) -> dict[str, Any]:
+    """The METADATA assignments of a case source that are literals, read with `ast`
+    (nothing runs); {} when the source does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in METADATA:
+                    try:
+                        out[target.id] = ast.literal_eval(node.value)
+                    except ValueError:
+                        pass
+    return out
+
+
+def bug_patterns(meta: Mapping[str, Any]) -> tuple[BugPattern, ...]:
+    """The parsed MATCHES of a case's metadata (entries that do not parse are skipped: the
+    loader reports them)."""
+    out = []
+    for entry in meta.get("MATCHES") or ():
+        try:
+            out.append(parse_pattern(entry))
+        except PatternError:
+            continue
+    return tuple(out)
+
+
+# ---- cases -----------------------------------------------------------------------------
 
 
 @dataclasses.dataclass
@@ -47,6 +146,7 @@ class Case:
     dims: dict[str, dict[int, tuple[int, int]]] | None = None
     expect: tuple[str, ...] = ()
     upstream: str | None = None
+    matches: tuple[BugPattern, ...] = ()
     doc: str = ""
     module: types.ModuleType | None = dataclasses.field(default=None, repr=False)
 
@@ -96,14 +196,12 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
             raise CaseError(f"{where}: missing `{required}`")
     if not callable(ns["program"]) or not callable(ns["calls"]):
         raise CaseError(f"{where}: `program` and `calls` must be callable")
+    for key, field in METADATA.items():
+        if ns.get(key) is not None and (problem := field.check(ns[key])) is not None:
+            raise CaseError(f"{where}: {key} {problem}, got {ns[key]!r}")
 
-    def tuple_of_str(key):
-        value = ns.get(key)
-        if value is None:
-            return None
-        if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-            raise CaseError(f"{where}: {key} must be a tuple of strings, got {value!r}")
-        return tuple(value)
+    def strings(key: str) -> tuple[str, ...] | None:
+        return tuple(ns[key]) if ns.get(key) is not None else None
 
     return Case(
         name=name,
@@ -111,11 +209,12 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
         program=ns["program"],
         calls=ns["calls"],
         path=path,
-        lanes=tuple_of_str("LANES"),
-        devices=tuple_of_str("DEVICES"),
+        lanes=strings("LANES"),
+        devices=strings("DEVICES"),
         dims=ns.get("DIMS"),
-        expect=tuple_of_str("EXPECT") or (),
+        expect=strings("EXPECT") or (),
         upstream=ns.get("UPSTREAM"),
+        matches=tuple(parse_pattern(e) for e in ns.get("MATCHES") or ()),
         doc=(ns.get("__doc__") or "").strip(),
         module=module,
     )

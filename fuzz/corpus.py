@@ -15,26 +15,31 @@ links are not supported the final file is created with O_CREAT | O_EXCL instead 
 never overwriting; a reader may then briefly see a partial file). So two workers, two
 campaigns or a campaign and a person can write into the same directory safely.
 
-`CorpusIndex` is what deduplication needs from a corpus: the signatures of every case
-(from its FOUND and EXPECT, see fuzz.signature). A finding is *known* when one of its
-signatures is there, or when a corpus case with the same normalized program EXPECTs its
-kind (EXPECT has no stage, so any stage matches). A kind in EXPECT does not make that
-kind known for every program: `thunder.wrong-result` in one known-bug case must not hide
-all other wrong results. The kinds EXPECTed anywhere are kept too (`expect_kinds`), for
-reports. The index reads files with `ast` only, so building it runs no case code.
+`CorpusIndex` is what triage needs from a corpus: the signatures of every case (from its
+FOUND and EXPECT, see fuzz.signature) and the bug patterns of its MATCHES (fuzz.known).
+A divergence is *known* when one of its signatures is there (a corpus case with the same
+normalized program EXPECTs its kind: EXPECT has no stage, so any stage matches), or when
+a registered pattern matches it on whatever program it shows. A kind in EXPECT does not
+make that kind known for every program: `thunder.wrong-result` in one known-bug case must
+not hide all other wrong results. The kinds EXPECTed anywhere are kept too
+(`expect_kinds`), for reports. The index reads files with `ast` only, so building it runs
+no case code.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
-from fuzz.signature import Signature, case_metadata, signatures_of_source
+from fuzz.case import bug_patterns, case_metadata
+from fuzz.divergence import lane_of, stage_kind
+from fuzz.known import BugPattern
+from fuzz.signature import Signature, normalize_source, signatures_of_source
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -172,13 +177,18 @@ class ReadOnlyCorpus:
 
 @dataclasses.dataclass
 class CorpusIndex:
-    """Known findings: signatures (from FOUND/EXPECT) -> the case file that has them."""
+    """What the corpus knows: which divergences are registered bugs, and where.
+
+    A divergence of a program is *known* when
+      * a case has its signature (kind, stage kind, normalized program), from FOUND, or
+        from EXPECT for the same program at any stage; or
+      * a case's MATCHES pattern (fuzz/known.py) matches it, on any program.
+    """
 
     signatures: dict[Signature, str] = dataclasses.field(default_factory=dict)
     expect_kinds: dict[str, str] = dataclasses.field(default_factory=dict)  # kind -> case
-    # "kind@stage-kind" patterns (fnmatch) of known bugs that show on *any* program, e.g. a
-    # runtime that never checks per-dim input bounds: pattern -> case.
-    matches: dict[str, str] = dataclasses.field(default_factory=dict)
+    patterns: list[tuple[BugPattern, str]] = dataclasses.field(default_factory=list)
+    _normalized: dict[str, str] = dataclasses.field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, corpora: Iterable[DirectoryCorpus | ReadOnlyCorpus]) -> CorpusIndex:
@@ -197,19 +207,28 @@ class CorpusIndex:
         for kind in meta.get("EXPECT", ()) or ():
             if isinstance(kind, str):
                 self.expect_kinds.setdefault(kind, where)
-        for pattern in meta.get("MATCHES", ()) or ():
-            if isinstance(pattern, str):
-                self.matches.setdefault(pattern, where)
+        self.patterns += [(p, where) for p in bug_patterns(meta)]
 
     def known(self, sig: Signature) -> str | None:
-        """The case that already covers `sig`: the same signature, the same program with
-        `sig.kind` in its EXPECT, or a known bug whose MATCHES covers `kind@stage`."""
+        """The case that has `sig` (or EXPECTs its kind for the same program), or None."""
         if sig in self.signatures:
             return self.signatures[sig]
-        if (where := self.signatures.get(sig._replace(stage="*"))) is not None:
-            return where
-        label = f"{sig.kind}@{sig.stage}"
-        return next((w for p, w in self.matches.items() if fnmatch.fnmatchcase(label, p)), None)
+        return self.signatures.get(sig._replace(stage="*"))
+
+    def known_as(self, divergence: Mapping[str, Any], source: str) -> list[str]:
+        """Every case whose registered bug `divergence` (Divergence.to_json()) of the
+        program `source` shows: by signature or by MATCHES pattern. Empty: new."""
+        if source not in self._normalized:
+            self._normalized[source] = normalize_source(source)
+        sig = Signature(
+            divergence["kind"],
+            lane_of(divergence["kind"]),
+            stage_kind(divergence["stage"]),
+            self._normalized[source],
+        )
+        found = [w for w in (self.known(sig),) if w is not None]
+        found += [w for p, w in self.patterns if p.matches(divergence, source)]
+        return list(dict.fromkeys(found))
 
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:

@@ -7,6 +7,7 @@ all use these names. Add a kind here (with its one-line meaning) before an oracl
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 KINDS: dict[str, str] = {
@@ -44,8 +45,21 @@ KINDS: dict[str, str] = {
 }
 
 
+_CALL_INDEX = re.compile(r"\[\d+\]")
+
+
 def lane_of(kind: str) -> str:
     return kind.split(".", 1)[0]
+
+
+def stage_kind(stage: str) -> str:
+    """A stage without its call index, its probe kept: "call[2]" -> "call",
+    "contract[upper]" and "pipeline-variance[repeat]" stay as they are.
+
+    The index goes because shrinking moves the failing call around (the same bug shows at
+    call[1] in one program and call[4] in another); the probe or insertion point stays
+    because it tells bugs apart (an unchecked upper bound is not an unchecked guard)."""
+    return _CALL_INDEX.sub("", stage).strip() or stage
 
 
 @dataclasses.dataclass(frozen=True)

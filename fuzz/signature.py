@@ -5,19 +5,19 @@ A signature is the tuple
     (kind, lane, stage kind, normalized program)
 
 * `kind` is the public dotted kind (fuzz.divergence.KINDS), `lane` its prefix.
-* The *stage kind* is the stage with its index dropped: "call[3]" -> "call",
-  "to_executorch" stays "to_executorch". The call index is dropped on purpose: shrinking
-  moves the failing call around (removing an earlier call shifts every index), and the same
-  cache bug shows at call[1] in one program and call[4] in another.
+* The *stage kind* is the stage with its call index dropped and its probe kept
+  (fuzz.divergence.stage_kind): "call[3]" -> "call", "contract[upper]" stays. Shrinking
+  moves the failing call around, and the same cache bug shows at call[1] in one program
+  and call[4] in another; an unchecked upper bound is another bug than an unchecked guard.
 * The *normalized program* is the case's program code with everything that does not
   change what it computes stripped (see `normalize_source`): docstrings, comments,
   imports, `calls()` (the inputs are not part of the program: the same program found
-  with other sizes is the same bug), the metadata assignments (LANES, DEVICES, DIMS,
-  EXPECT, UPSTREAM, META, FOUND), single-element tuple returns unwrapped
-  (`return (v,)` -> `return v`), single-use temporaries inlined into the statement right
-  after them (`v2 = x0 + x1; return v2` -> `return x0 + x1`), and every local name
-  renamed canonically by order of first appearance (parameters a0, a1, ...; other
-  locals t0, t1, ...). So the generator's `def program(x0, x1): v2 = x0 + x1;
+  with other sizes is the same bug), the metadata assignments (fuzz.case.METADATA:
+  LANES, DEVICES, DIMS, EXPECT, UPSTREAM, MATCHES, FOUND, META), single-element tuple
+  returns unwrapped (`return (v,)` -> `return v`), single-use temporaries inlined into
+  the statement right after them (`v2 = x0 + x1; return v2` -> `return x0 + x1`), and
+  every local name renamed canonically by order of first appearance (parameters a0, a1,
+  ...; other locals t0, t1, ...). So the generator's `def program(x0, x1): v2 = x0 + x1;
   return (v2,)` and a hand-written `def program(a, b): return a + b` normalize alike.
 
 `digest` is a short stable hash of the signature, used in file names and reports.
@@ -31,19 +31,16 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
 from typing import NamedTuple
 
-from fuzz.divergence import Divergence, lane_of
-
-METADATA = frozenset({"LANES", "DEVICES", "DIMS", "EXPECT", "UPSTREAM", "META", "FOUND"})
-_INDEX = re.compile(r"\[[^\]]*\]")
+from fuzz.case import METADATA, case_metadata
+from fuzz.divergence import lane_of, stage_kind
 
 
 class Signature(NamedTuple):
     kind: str
     lane: str
-    stage: str  # the stage kind (index dropped)
+    stage: str  # the stage kind (call index dropped, probe kept)
     program: str  # normalized program source
 
     @property
@@ -55,22 +52,8 @@ class Signature(NamedTuple):
         return f"{self.kind}@{self.stage}"
 
 
-def stage_kind(stage: str) -> str:
-    """ "call[2]" -> "call"; stages without an index are returned unchanged."""
-    return _INDEX.sub("", stage).strip() or stage
-
-
 def signature(kind: str, stage: str, source: str) -> Signature:
     return Signature(kind, lane_of(kind), stage_kind(stage), normalize_source(source))
-
-
-def signature_of(divergence: Divergence, source: str) -> Signature:
-    return signature(divergence.kind, divergence.stage, source)
-
-
-def found_label(divergence: Divergence) -> str:
-    """The FOUND entry for a divergence: "kind@stage-kind"."""
-    return f"{divergence.kind}@{stage_kind(divergence.stage)}"
 
 
 def parse_found(entry: str) -> tuple[str, str]:
@@ -109,7 +92,7 @@ def _keep_module_stmt(node: ast.stmt) -> bool:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "calls":
         return False
     names = _assigned_names(node)
-    if names and names <= METADATA:
+    if names and names <= METADATA.keys():
         return False
     return True
 
@@ -253,32 +236,6 @@ def normalize_source(source: str) -> str:
 
 
 # -- signatures of a case file without running it --------------------------------------
-
-
-def _literal(tree: ast.Module, name: str):
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError:
-                return None
-    return None
-
-
-def case_metadata(source: str) -> dict:
-    """FOUND, EXPECT, MATCHES, UPSTREAM, LANES of a case source, read with `ast` (nothing runs)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return {}
-    out = {}
-    for key in ("FOUND", "EXPECT", "MATCHES", "UPSTREAM", "LANES", "DEVICES"):
-        value = _literal(tree, key)
-        if value is not None:
-            out[key] = value
-    return out
 
 
 def signatures_of_source(source: str) -> set[Signature]:

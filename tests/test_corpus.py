@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from fuzz.campaign.findings import found_labels, render_finding, replace_docstring
-from fuzz.case import case_from_source, load_case
+from fuzz.case import CaseError, case_from_source, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus, ReadOnlyCorpusError
-from fuzz.signature import normalize_source, signature, signatures_of_source, stage_kind
+from fuzz.divergence import stage_kind
+from fuzz.signature import normalize_source, signature, signatures_of_source
 from fuzz.tensors import materialize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,7 +164,13 @@ def test_signature_tells_programs_kinds_and_stages_apart():
         != base
     )
     assert stage_kind("to_executorch") == "to_executorch"
-    assert stage_kind("pipeline-variance[repeat]") == "pipeline-variance"
+    # The call index goes, the probe or insertion point stays: they tell bugs apart.
+    assert stage_kind("call[12]") == "call"
+    assert stage_kind("pipeline-variance[repeat]") == "pipeline-variance[repeat]"
+    assert stage_kind("contract[upper]") == "contract[upper]"
+    assert signature("exir.unchecked-contract", "contract[upper]", GENERATED_ADD) != signature(
+        "exir.unchecked-contract", "contract[guard]", GENERATED_ADD
+    )
 
 
 def test_generated_and_hand_written_forms_normalize_alike():
@@ -219,31 +226,77 @@ def test_corpus_index_known_by_signature_or_by_expect_for_the_same_program():
 # -- case files ------------------------------------------------------------------------
 
 
-def test_corpus_index_knows_any_program_covered_by_a_matches_pattern():
-    index = CorpusIndex()
-    index.add(
-        "corpus/per_dim.py",
-        """
+PER_DIM_CASE = """
 import torch
 def program(x):
     return (x * 2,)
 def calls():
     return [(torch.randn(3),)]
 EXPECT = ("exir.unchecked-contract",)
-MATCHES = ("exir.unchecked-contract@contract",)
-""",
-    )
+MATCHES = ("exir.unchecked-contract@contract[upper]",)
+"""
+
+
+def _d(kind, stage, details="", **data):
+    return {"kind": kind, "stage": stage, "details": details, "device": "cpu", "data": data}
+
+
+def test_a_matches_pattern_knows_its_bug_on_any_program_and_nothing_else():
+    index = CorpusIndex()
+    index.add("corpus/per_dim.py", PER_DIM_CASE)
     other = "def program(a, b):\n    return (a - b,)\n"
-    assert (
-        index.known(signature("exir.unchecked-contract", "contract[upper]", other))
-        == "corpus/per_dim.py"
+    upper = _d("exir.unchecked-contract", "contract[upper]", "accepted s0=9 (max 8 + 1)")
+    assert index.known_as(upper, other) == ["corpus/per_dim.py"]
+    # Another probe kind is another bug: a new kind of unchecked contract is reported.
+    assert index.known_as(_d("exir.unchecked-contract", "contract[guard]"), other) == []
+    assert index.known_as(_d("exir.runtime-result", "call[0]"), other) == []
+    assert index.known_as(_d("exir.crash", "contract[upper]"), other) == []
+
+
+def test_patterns_match_on_details_source_and_data():
+    index = CorpusIndex()
+    index.add(
+        "corpus/tuple_index.py",
+        PER_DIM_CASE.replace(
+            'MATCHES = ("exir.unchecked-contract@contract[upper]",)',
+            "MATCHES = ({'kind': 'thunder.crash', 'details': 'not IntegerProxy', "
+            "'source': r'\\(0\\.5, 1\\.5'},"
+            " {'kind': 'exir.bound-loss', 'data': {'needed': 1, 'planned': 2}})",
+        ),
     )
-    assert (
-        index.known(signature("exir.unchecked-contract", "contract[guard]", other))
-        == "corpus/per_dim.py"
+    lookup = "def program(x):\n    return (0.5, 1.5, 2.5)[x.shape[0] % 3] * x\n"
+    crash = _d(
+        "thunder.crash",
+        "call[0]",
+        "thunder raised TypeError: ...",
+        error="TypeError: tuple indices must be integers or slices, not IntegerProxy",
     )
-    assert index.known(signature("exir.runtime-result", "call[0]", other)) is None
-    assert index.known(signature("exir.crash", "contract[upper]", other)) is None
+    assert index.known_as(crash, lookup) == ["corpus/tuple_index.py"]
+    assert index.known_as(crash, "def program(x):\n    return x\n") == []  # source differs
+    assert index.known_as(_d("thunder.crash", "call[0]", "KeyError: 3"), lookup) == []
+    assert index.known_as(_d("exir.bound-loss", "plan-bounds", needed=1, planned=2), "") == [
+        "corpus/tuple_index.py"
+    ]
+    assert index.known_as(_d("exir.bound-loss", "plan-bounds", needed=4, planned=8), "") == []
+
+
+def test_a_pattern_that_would_hide_a_whole_kind_is_a_case_error():
+    for bad, why in (
+        ('MATCHES = ("thunder.wrong-result@call",)', "would count every"),
+        ('MATCHES = ("thunder.nonsense@call[x]",)', "names no divergence kind"),
+        ("MATCHES = ({'kind': 'exir.crash', 'detail': 'x'},)", "unknown field"),
+        ("MATCHES = ({'kind': 'exir.crash', 'details': '('},)", "not a regular expression"),
+        ('EXPECT = ("exir.nonsense",)', "unknown divergence kinds"),
+    ):
+        source = PER_DIM_CASE.replace('MATCHES = ("exir.unchecked-contract@contract[upper]",)', bad)
+        source = (
+            source.replace('EXPECT = ("exir.unchecked-contract",)\n', "")
+            if "EXPECT" in bad
+            else source
+        )
+        with pytest.raises(CaseError, match=why) as e:
+            case_from_source(source, "bad", Path("corpus/bad.py"))
+        assert "corpus/bad.py" in str(e.value)
 
 
 def test_seeded_corpus_cases_load_and_say_what_they_are():

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import fixes
-from fuzz.replay import Outcome, classify, exit_status
+from fuzz.outcome import Outcome, classify
+from fuzz.replay import exit_status
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"

@@ -1,5 +1,8 @@
-"""Turning a finding into a case file: the program's source with a docstring that says
-what diverges, where, and under which fixes and versions, plus a FOUND line.
+"""Findings, and turning one into a case file: the program's source with a docstring that
+says what diverges, where, and under which fixes and versions, plus a FOUND line.
+
+A `Finding` is the best program a campaign has for one bucket (fuzz.buckets): the final
+one of a finished shrink, else the smallest candidate so far.
 
 The generated source is kept exactly as the worker ran it (so the file replays the same
 thing); only its module docstring is replaced and `FOUND = (...)` appended (or replaced).
@@ -8,12 +11,92 @@ thing); only its module docstring is replaced and `FOUND = (...)` appended (or r
 from __future__ import annotations
 
 import ast
+import dataclasses
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from fuzz.divergence import KINDS
-from fuzz.signature import stage_kind
+from fuzz.divergence import KINDS, stage_kind
+from fuzz.signature import Signature
+
+SHRUNK_TEXT = {
+    "yes": "Hypothesis shrank it to this program (minimal for this divergence).",
+    "no (the process died on it)": "not shrunk: the worker process died on it.",
+    "partly (shrink budget spent)": "partly: the shrink budget ran out; this is the "
+    "smallest program found by then.",
+}
+
+
+@dataclasses.dataclass
+class Finding:
+    bucket: str
+    source: str
+    divergences: list[dict[str, Any]]
+    final: bool
+    worker: str
+    crash: bool = False
+    shrunk: str = ""  # yes | cut short | "" (not finished)
+    ops: list[str] = dataclasses.field(default_factory=list)
+    sightings: int = 1
+    # filled by triage
+    status: str = ""  # new | known | duplicate | flaky
+    path: str | None = None
+    known_as: list[str] = dataclasses.field(default_factory=list)
+    signatures: list[Signature] = dataclasses.field(default_factory=list)
+    sig_status: dict[str, str] = dataclasses.field(default_factory=dict)  # digest -> status
+    confirmation: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.bucket.split("@", 1)[0]
+
+    @property
+    def item(self) -> tuple[str, str, str]:
+        """(kind, stage kind, discriminator): the bucket's parts."""
+        head, _, discriminator = self.bucket.partition("#")
+        kind, _, stage = head.partition("@")
+        return kind, stage, discriminator
+
+    def shrunk_text(self) -> str:
+        if self.crash:
+            return "no (the process died on it)"
+        if self.final and self.shrunk == "yes":
+            return "yes"
+        return "partly (shrink budget spent)" if self.final else "partly (shrink unfinished)"
+
+    def shrunk_sentence(self) -> str:
+        return SHRUNK_TEXT.get(
+            self.shrunk_text(),
+            "partly: the shrink did not finish (or it was shrinking another divergence); "
+            "this is the smallest program seen.",
+        )
+
+    def better_than(self, other: Finding) -> bool:
+        return (self.final, -len(self.source)) > (other.final, -len(other.source))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item": list(self.item),
+            "bucket": self.bucket,
+            "status": self.status,
+            "path": self.path,
+            "shrunk": self.shrunk_text(),
+            "worker": self.worker,
+            "sightings": self.sightings,
+            "ops": self.ops,
+            "divergences": self.divergences,
+            "known_as": self.known_as,
+            "signatures": [
+                {
+                    "digest": s.digest,
+                    "kind": s.kind,
+                    "stage": s.stage,
+                    "status": self.sig_status.get(s.digest, ""),
+                }
+                for s in self.signatures
+            ],
+            "confirmation": self.confirmation,
+        }
 
 
 def _doc_safe(text: str) -> str:

@@ -1,50 +1,72 @@
-"""One nightly worker process: a Hypothesis loop over generated cases.
+"""One campaign worker: a Hypothesis loop over generated cases, reporting to its supervisor.
 
-Started by the parent (fuzz.campaign.nightly) as
+The same `Worker` runs in a local worker process (`python -m fuzz.campaign.worker CONFIG
+FD`, messages as JSON lines on pipe FD) and inside a Ray actor (fuzz/extra/ray_engine.py);
+only the `send` callable differs. It applies the fixes switch, imports plugins, then runs
+*rounds*: each round is one `@given(cases(lanes=...))` run with the nightly profile and its
+own seed (derived from the campaign seed, the worker slot, its incarnation and the round).
+Per example it
 
-    python -m fuzz.campaign.worker loop CONFIG.json FD
+1. sends `Start` (with the program's source) and `LaneStart` before each lane: if the
+   process dies or hangs, the supervisor knows the program and the lane;
+2. runs every (lane, device) the case is for through the engine, which asks the corpus
+   first (while exploring, divergences of registered bugs are marked known and cost
+   nothing more: never confirmed, annotated or shrunk), confirms the others by a second
+   run and lets the lane annotate them; then sends `Example`
+   (per lane: kinds, known kinds, buckets, counters, timings, skips; coverage);
+3. if a divergence is in a bucket (fuzz.buckets) that is neither known nor already shrunk
+   in this campaign, raises an exception whose class is specific to that bucket, so
+   Hypothesis shrinks towards the smallest program showing the same bucket
+   (`report_multiple_bugs=False`: a round stops generating at its first bug and shrinks
+   it; while shrinking only the lane and device of that divergence run). Every such
+   example is sent as a `Candidate`, so a worker killed while shrinking still leaves its
+   best program. The final example, caught when Hypothesis re-raises it, is sent with
+   `final=True`; its buckets are suppressed for the following rounds.
 
-it applies the fixes switch, imports plugins, then runs *rounds*: each round is one
-`@given(cases(lanes=...))` run with the nightly profile and its own seed (derived from the
-campaign seed, the worker slot, its incarnation and the round number). Per example it
-
-1. writes the case source to its scratch file (`OUT/scratch/worker-K.py`, atomically)
-   and sends `start` to the parent over the pipe FD (JSON lines), then `lane` before each
-   lane: if the process dies or hangs, the parent knows the program and the lane;
-2. runs every (lane, device) through the engine (which confirms each divergence by a
-   second run), and sends an `example` record (counters, timings, skips, kinds, coverage);
-3. if a confirmed divergence is *new to this worker* (its kind is not EXPECTed by the
-   corpus and its (kind, stage kind, fingerprint) was not already shrunk here), raises an
-   exception whose class is specific to that item, so Hypothesis shrinks towards the
-   smallest program showing the same item (`report_multiple_bugs=False`: a round stops
-   generating at its first bug and shrinks it). Every failing example, shrink step or
-   not, is sent to the parent as a `candidate`, so a worker that is killed while shrinking
-   still leaves its best program so far. The final, minimal example is caught when
-   Hypothesis re-raises it and sent with `final: true`; its items are then suppressed for
-   the following rounds (sightings are still counted), and a new round starts.
-
-Time: exploring stops at the campaign deadline (or after the worker's quota of explored
-programs, `--max-examples`); a shrink stops `shrink_budget` seconds after the bug was
-found: from then on every new candidate "passes" without running, so Hypothesis ends the
-shrink at the best example so far. Sources already judged are answered from a verdict
-cache (the same source always gives the same result: calls are seeded).
-
-`python -m fuzz.campaign.worker run-one CASE LANE DEVICE [--fixes S] [--plugin M]`
-runs one case on one lane in a fresh process and prints its outcome as JSON: the parent
-uses it to confirm that a crash reproduces.
+Time: exploring stops `explore_s` seconds after the worker started (or after its quota of
+explored programs); a shrink stops `shrink_budget` seconds after its bug was found: from
+then on every new example raises ShrinkCutShort and the best candidate so far becomes the
+finding. Sources already judged are answered from a verdict cache (calls are seeded: the
+same source always gives the same result).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
+import socket
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from hypothesis import Phase, given, seed, settings
+
+import fixes
+import fuzz.settings  # noqa: F401  (registers the Hypothesis profiles)
+from fuzz.campaign.database import open_database
+from fuzz.campaign.example import coverage_of, run_example
+from fuzz.campaign.protocol import (
+    Bye,
+    Candidate,
+    Example,
+    HarnessError,
+    Hello,
+    LaneStart,
+    Message,
+    Start,
+    WorkerConfig,
+    derive_seed,
+    encode,
+    sha,
+)
+from fuzz.corpus import CorpusIndex, DirectoryCorpus
+from fuzz.errors import error_text
+from fuzz.prepare import lane_unavailable, prepare
+from fuzz.strategies import GeneratedCase, cases
 
 
 class BudgetExhausted(BaseException):
@@ -58,138 +80,93 @@ class ShrinkCutShort(BaseException):
 
 
 class Diverged(Exception):
-    """Base of the per-item exception classes raised so that Hypothesis shrinks."""
+    """Base of the per-bucket exception classes raised so that Hypothesis shrinks."""
 
     payload: dict[str, Any]
 
 
-_CLASSES: dict[tuple[str, str, str], type[Diverged]] = {}
+_CLASSES: dict[str, type[Diverged]] = {}
 
 
-def exception_for(item: tuple[str, str, str]) -> type[Diverged]:
-    """One exception class per (kind, stage kind, fingerprint): Hypothesis tells bugs apart
-    by exception type and location, so shrinking keeps to the same item."""
-    if item not in _CLASSES:
-        name = "Diverged_" + re.sub(r"\W+", "_", "_".join(item))[:80]
-        _CLASSES[item] = type(name, (Diverged,), {})
-    return _CLASSES[item]
-
-
-def fingerprint(divergence) -> str:
-    """Tells apart crashes with different errors (digits and proxy names removed)."""
-    if not divergence.kind.endswith(".crash"):
-        return ""
-    text = str(divergence.data.get("error") or divergence.details)
-    text = re.sub(r"\d+", "N", text)
-    return text[:60]
-
-
-def item_of(divergence) -> tuple[str, str, str]:
-    from fuzz.signature import stage_kind
-
-    return (divergence.kind, stage_kind(divergence.stage), fingerprint(divergence))
-
-
-def item_of_json(d: dict) -> tuple[str, str, str]:
-    from fuzz.divergence import Divergence
-
-    return item_of(Divergence(**{k: d[k] for k in ("kind", "stage", "details", "device", "data")}))
-
-
-def derive_seed(*parts: Any) -> int:
-    text = ":".join(str(p) for p in parts)
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
-
-
-def sha(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()
+def exception_for(bucket: str) -> type[Diverged]:
+    """One exception class per bucket: Hypothesis tells bugs apart by exception type and
+    location, so shrinking keeps to the same bucket."""
+    if bucket not in _CLASSES:
+        name = "Diverged_" + re.sub(r"\W+", "_", bucket)[:80]
+        _CLASSES[bucket] = type(name, (Diverged,), {})
+    return _CLASSES[bucket]
 
 
 class Worker:
-    def __init__(self, config: dict[str, Any], fd: int):
-        self.cfg, self.fd = config, fd
-        self.scratch = Path(config["scratch"])
-        # (source, where) -> None (no divergence) or (items, payload)
-        self.verdicts: dict[tuple[str, tuple], tuple[list, dict] | None] = {}
-        self.suppressed: set[tuple[str, str, str]] = {
-            tuple(i) for i in config.get("suppressed", ())
-        }
-        self.skip_sources = set(config.get("skip_sources", ()))
+    def __init__(self, config: WorkerConfig, send: Callable[[Message], None]):
+        self.cfg, self.send = config, send
+        self.started = time.time()
+        self.explore_deadline = self.started + config.explore_s
+        self.hard_deadline = self.started + config.hard_s
+        # (source, where) -> None (no divergence) or the payload of its new divergences
+        self.verdicts: dict[tuple[str, tuple], dict | None] = {}
+        self.suppressed: set[str] = set(config.suppressed)
+        self.skip_sources = set(config.skip_sources)
+        self.index = CorpusIndex.of(DirectoryCorpus(c) for c in config.corpus)
         self.explored = 0
         self.n = 0
         self.phase = "explore"
         self.shrink_deadline = float("inf")
-        self.primary: tuple | None = None
-        self.primary_device = "cpu"
+        self.primary: str | None = None
+        self.primary_where: tuple[tuple[str, str], ...] = ()
         self.best: dict | None = None
         self.last_return = time.perf_counter()
         self.errors_sent: set[str] = set()
-
-    # -- channel -----------------------------------------------------------------------
-    def send(self, **msg) -> None:
-        data = (json.dumps(msg, default=str) + "\n").encode()
-        view = memoryview(data)
-        while view:
-            written = os.write(self.fd, view)
-            view = view[written:]
+        self.unavailable: dict[str, str] = {}
 
     def harness_error(self, text: str) -> None:
         key = text.splitlines()[0][:200] if text else "?"
         if key not in self.errors_sent and len(self.errors_sent) < 20:
             self.errors_sent.add(key)
-            self.send(t="error", message=text[-4000:])
+            self.send(HarnessError(text[-4000:]))
 
     # -- setup -------------------------------------------------------------------------
     def setup(self) -> None:
-        import fixes
-        from fuzz.prepare import lane_unavailable, prepare
-
-        active = prepare(self.cfg["fixes"], self.cfg.get("plugins", ()))
-        import fuzz.settings  # noqa: F401  (registers the profiles)
-
-        self.unavailable = {}
-        for device in self.cfg["devices"]:
-            for lane in self.cfg["lanes"]:
-                why = lane_unavailable(lane, device)
-                if why:
+        active = prepare(self.cfg.fixes, self.cfg.plugins)
+        for device in self.cfg.devices:
+            for lane in self.cfg.lanes:
+                if why := lane_unavailable(lane, device):
                     self.unavailable[f"{lane}/{device}"] = why
         self.send(
-            t="hello",
-            pid=os.getpid(),
-            fixes=active,
-            versions=fixes.package_versions(),
-            unavailable=self.unavailable,
+            Hello(
+                os.getpid(),
+                socket.gethostname(),
+                active,
+                fixes.package_versions(),
+                self.unavailable,
+                self.cfg.harness,
+            )
         )
 
     # -- one example -------------------------------------------------------------------
-    def write_scratch(self, source: str) -> None:
-        tmp = self.scratch.with_suffix(".tmp")
-        tmp.write_text(source)
-        os.replace(tmp, self.scratch)
-
-    def example(self, generated) -> None:
+    def example(self, generated: GeneratedCase) -> None:
         gen_s = time.perf_counter() - self.last_return
         try:
             self._example(generated, gen_s)
         finally:
             self.last_return = time.perf_counter()
 
-    def _example(self, generated, gen_s: float) -> None:
+    def _example(self, generated: GeneratedCase, gen_s: float) -> None:
         source = generated.source
         now = time.time()
         if self.phase == "explore":
-            quota = self.cfg.get("quota")
-            if now >= self.cfg["deadline"] or (quota is not None and self.explored >= quota):
+            quota = self.cfg.quota
+            if now >= self.explore_deadline or (quota is not None and self.explored >= quota):
                 raise BudgetExhausted()
         elif now >= self.shrink_deadline:
             raise ShrinkCutShort()
-        where = self.where()
+        where = self.where(generated)
         verdict = self.verdicts.get((source, where), ...)
         if verdict is not ...:
             # Judged before (calls are seeded, so the result would be the same).
-            self.send(t="example", cached=True, gen_s=gen_s, phase=self.phase)
+            self.send(Example(self.n, self.phase, gen_s, cached=True))
             if verdict is not None:
-                self._diverged(*verdict, phase=self.phase, announce=False)
+                self._diverged(verdict, announce=False)
             return
         digest = sha(source)
         if digest in self.skip_sources:
@@ -200,138 +177,102 @@ class Worker:
         phase = self.phase
         if phase == "explore":
             self.explored += 1
-        self.write_scratch(source)
-        self.send(t="start", n=self.n, phase=phase, sha=digest)
+        self.send(Start(self.n, phase, digest, source))
         start = time.perf_counter()
-        lanes_rec, divergences = self.run_lanes(generated.case, where)
-        run_s = time.perf_counter() - start
-        program = generated.program
+        lanes, new = self.run_lanes(generated, where)
         self.send(
-            t="example",
-            n=self.n,
-            phase=phase,
-            gen_s=gen_s,
-            run_s=run_s,
-            lanes=lanes_rec,
-            families=dict(program.families),
-            decisions=dict(program.decision_kinds),
+            Example(
+                self.n,
+                phase,
+                gen_s,
+                time.perf_counter() - start,
+                lanes=lanes,
+                coverage=coverage_of(generated),
+            )
         )
-        if not divergences:
+        if not new:
             self.verdicts[(source, where)] = None
             return
-        items = sorted({item_of(d) for d in divergences})
-        payload = {
-            "source": source,
-            "divergences": [d.to_json() for d in divergences],
-            "families": sorted(program.families),
-            "ops": [n.op for n in program.nodes],
-        }
-        self.verdicts[(source, where)] = (items, payload)
-        self._diverged(items, payload, phase=phase, announce=True)
+        ops = [n.op for n in generated.program.nodes]
+        payload = {"source": source, "divergences": new, "ops": ops}
+        self.verdicts[(source, where)] = payload
+        self._diverged(payload, announce=True)
 
-    def _diverged(self, items, payload, phase: str, announce: bool) -> None:
-        """Raise for the first item not yet shrunk by this worker (so Hypothesis shrinks
-        it); return quietly when every item already was."""
-        fresh = [i for i in items if i not in self.suppressed]
+    def _diverged(self, payload: dict, announce: bool) -> None:
+        """Raise for a bucket not yet shrunk (the one being shrunk, when this example shows
+        it), so Hypothesis shrinks it; return quietly when every bucket already was."""
+        buckets = list(dict.fromkeys(d["bucket"] for d in payload["divergences"]))
+        fresh = [b for b in buckets if b not in self.suppressed]
         if not fresh:
             return
-        item = fresh[0]
-        payload = dict(payload, item=list(item))
+        bucket = self.primary if self.primary in fresh else fresh[0]
+        payload = dict(payload, bucket=bucket)
         if self.phase == "explore":
-            self.phase = "shrink"
-            self.primary = item
-            self.primary_device = next(
-                (d["device"] for d in payload["divergences"] if item_of_json(d) == item), "cpu"
-            )
-            self.shrink_deadline = min(
-                time.time() + self.cfg["shrink_budget"], self.cfg["hard_deadline"]
-            )
-        if item == self.primary:
+            self.phase, self.primary = "shrink", bucket
+            d = next(d for d in payload["divergences"] if d["bucket"] == bucket)
+            self.primary_where = ((d["kind"].split(".", 1)[0], d["device"]),)
+            self.shrink_deadline = min(time.time() + self.cfg.shrink_budget, self.hard_deadline)
+        if bucket == self.primary:
             self.best = payload  # Hypothesis only accepts improvements: the latest is the best
         if announce:
-            self.send(t="candidate", final=False, phase=phase, **payload)
-        self._raise(exception_for(item), payload)
-
-    @staticmethod
-    def _raise(cls, payload):
-        exc = cls(f"{payload['item'][0]} at {payload['item'][1]}")
+            self.send(
+                Candidate(
+                    bucket,
+                    False,
+                    self.phase,
+                    payload["source"],
+                    payload["divergences"],
+                    payload["ops"],
+                )
+            )
+        exc = exception_for(bucket)(bucket)
         exc.payload = payload
         raise exc
 
-    def where(self) -> tuple[tuple[str, str], ...]:
-        """The (lane, device) pairs to run: all of them while exploring; while shrinking,
-        only the one whose divergence is being shrunk (the others cannot change it)."""
+    def where(self, generated: GeneratedCase) -> tuple[tuple[str, str], ...]:
+        """The (lane, device) pairs to run: while exploring, every pair the case is for;
+        while shrinking, only the one whose divergence is being shrunk."""
         if self.phase == "shrink" and self.primary is not None:
-            lane = self.primary[0].split(".", 1)[0]
-            device = self.primary_device
-            return ((lane, device),)
-        return tuple((lane, device) for device in self.cfg["devices"] for lane in self.cfg["lanes"])
+            return self.primary_where
+        return tuple(
+            (lane, device)
+            for device in self.cfg.devices
+            for lane in self.cfg.lanes
+            if generated.case.runs_on(lane, device)
+        )
 
-    def run_lanes(self, case, where):
-        from fuzz.case import CaseError
-        from fuzz.engine import run_case
-
-        lanes_rec: dict[str, dict] = {}
-        divergences = []
-        for lane, device in where:
-            key = f"{lane}/{device}"
-            if key in self.unavailable:
-                lanes_rec[key] = {"skipped": self.unavailable[key]}
-                continue
-            self.send(t="lane", lane=lane, device=device)
-            try:
-                result = run_case(case, [lane], [device], seed=self.cfg.get("case_seed", 0))
-            except CaseError as e:
-                lanes_rec[key] = {"error": str(e)}
-                self.harness_error(f"generated case raised CaseError: {e}\n{case.source}")
-                continue
-            except Exception as e:
-                lanes_rec[key] = {"error": f"{type(e).__name__}: {e}"}
-                self.harness_error(
-                    f"{key} raised {type(e).__name__}: {e}\n{traceback.format_exc(limit=-4)}"
-                )
-                continue
-            rec: dict[str, Any] = {"kinds": [], "counters": {}, "timings": {}}
-            for report in result.reports:
-                if report.skipped:
-                    rec["skipped"] = report.skipped
-                rec["kinds"] += sorted(report.kinds)
-                rec["counters"] = dict(report.counters)
-                rec["timings"] = {k: float(v) for k, v in report.timings.items()}
-                divergences += report.divergences
-            rec["flaky"] = sorted({d.kind for r in result.flaky for d in r.divergences})
-            lanes_rec[key] = rec
-        return lanes_rec, divergences
+    def run_lanes(self, generated: GeneratedCase, where) -> tuple[dict, list[dict]]:
+        return run_example(
+            generated,
+            where,
+            index=self.index,
+            exploring=self.phase == "explore",
+            case_seed=self.cfg.case_seed,
+            unavailable=self.unavailable,
+            on_lane=lambda lane, device: self.send(LaneStart(lane, device)),
+            on_error=self.harness_error,
+        )
 
     # -- rounds ------------------------------------------------------------------------
     def run_round(self, round_no: int) -> str:
-        from hypothesis import Phase, given, seed, settings
-        from hypothesis.database import DirectoryBasedExampleDatabase
-
-        from fuzz.strategies import cases
-
         cfg = self.cfg
-        db = DirectoryBasedExampleDatabase(cfg["database"]) if cfg.get("database") else None
+        db = open_database(cfg.database)
         # The quota of explored programs is enforced by `_example` (BudgetExhausted), not
         # by max_examples: Hypothesis also counts duplicates that never run.
-        base = settings.get_profile("nightly")
         phases = [Phase.generate, Phase.shrink] + ([Phase.reuse] if db is not None else [])
-        round_seed = derive_seed(cfg["seed"], round_no)
         self.phase, self.shrink_deadline = "explore", float("inf")
         self.primary, self.best = None, None
 
         @settings(
-            base,
+            settings.get_profile("nightly"),
             database=db,
             report_multiple_bugs=False,
             phases=phases,
             print_blob=False,
             derandomize=False,
         )
-        @seed(round_seed)
-        @given(
-            cases(lanes=tuple(cfg["gen_lanes"]), max_ops=cfg["max_ops"], max_calls=cfg["max_calls"])
-        )
+        @seed(derive_seed(cfg.seed, round_no))
+        @given(cases(lanes=cfg.lanes, max_ops=cfg.max_ops, max_calls=cfg.max_calls))
         def nightly_example(generated):
             self.example(generated)
 
@@ -349,12 +290,17 @@ class Worker:
         except BaseException as e:  # noqa: BLE001 - Hypothesis' own errors, Flaky, ...
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
-            payloads = [x.payload for x in getattr(e, "exceptions", ()) if isinstance(x, Diverged)]
-            for p in payloads:
-                self.send(t="candidate", final=False, **p)
-                self.suppressed.add(tuple(p["item"]))
+            for x in getattr(e, "exceptions", ()):
+                if isinstance(x, Diverged):
+                    p = x.payload
+                    self.send(
+                        Candidate(
+                            p["bucket"], False, self.phase, p["source"], p["divergences"], p["ops"]
+                        )
+                    )
+                    self.suppressed.add(p["bucket"])
             self.harness_error(
-                f"round {round_no}: Hypothesis raised {type(e).__name__}: {e}\n"
+                f"round {round_no}: Hypothesis raised {error_text(e, None)}\n"
                 f"{traceback.format_exc(limit=-6)}"
             )
             return "error"
@@ -362,20 +308,28 @@ class Worker:
 
     def finding(self, payload: dict, shrunk: str) -> None:
         """Report the end of a shrink, and stop raising for everything this program shows."""
-        self.send(t="candidate", final=True, shrunk=shrunk, **payload)
-        for d in payload["divergences"]:
-            self.suppressed.add(item_of_json(d))
-        self.suppressed.add(tuple(payload["item"]))
+        self.send(
+            Candidate(
+                payload["bucket"],
+                True,
+                "shrink",
+                payload["source"],
+                payload["divergences"],
+                payload["ops"],
+                shrunk,
+            )
+        )
+        self.suppressed.update(d["bucket"] for d in payload["divergences"])
+        self.suppressed.add(payload["bucket"])
 
     def loop(self) -> None:
         self.setup()
         reason, errors = "done", 0
         for round_no in range(10_000):
-            quota = self.cfg.get("quota")
-            if time.time() >= self.cfg["deadline"]:
+            if time.time() >= self.explore_deadline:
                 reason = "budget"
                 break
-            if quota is not None and self.explored >= quota:
+            if self.cfg.quota is not None and self.explored >= self.cfg.quota:
                 reason = "quota"
                 break
             before = self.explored
@@ -384,60 +338,42 @@ class Worker:
                 reason = "exhausted"  # Hypothesis found nothing new to try
                 break
             if outcome == "budget":
-                reason = "budget" if time.time() >= self.cfg["deadline"] else "quota"
+                reason = "budget" if time.time() >= self.explore_deadline else "quota"
                 break
             errors = errors + 1 if outcome == "error" else 0
             if errors >= 3:
                 reason = "errors"
                 break
-        self.send(t="bye", reason=reason, explored=self.explored)
+        self.send(Bye(reason, self.explored))
 
 
-def _loop(config_path: str, fd: str) -> int:
-    config = json.loads(Path(config_path).read_text())
-    worker = Worker(config, int(fd))
-    try:
-        worker.loop()
-    except Exception as e:
-        worker.send(
-            t="error", message=f"worker failed: {type(e).__name__}: {e}\n{traceback.format_exc()}"
-        )
-        worker.send(t="bye", reason="error", explored=worker.explored)
-        return 3
-    return 0
+def pipe_sender(fd: int) -> Callable[[Message], None]:
+    """`send` for a local worker process: JSON lines on the pipe `fd`."""
 
+    def send(message: Message) -> None:
+        view = memoryview(encode(message))
+        while view:
+            view = view[os.write(fd, view) :]
 
-def _run_one(argv: list[str]) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="python -m fuzz.campaign.worker run-one")
-    p.add_argument("case")
-    p.add_argument("lane")
-    p.add_argument("device")
-    p.add_argument("--fixes", default=None)
-    p.add_argument("--plugin", action="append", default=[])
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args(argv)
-    from fuzz.case import load_case
-    from fuzz.prepare import prepare
-    from fuzz.replay import run_lane
-
-    prepare(args.fixes, args.plugin)
-    case = load_case(args.case)
-    print("RUNNING", flush=True)  # the parent's time limit starts here (imports are done)
-    outcome = run_lane(case, args.lane, args.device, seed=args.seed)
-    print("OUTCOME " + json.dumps(outcome.to_json(), default=str), flush=True)
-    return 0
+    return send
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`python -m fuzz.campaign.worker CONFIG.json FD`: one local worker process."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["loop"] and len(argv) == 3:
-        return _loop(argv[1], argv[2])
-    if argv[:1] == ["run-one"]:
-        return _run_one(argv[1:])
-    print(__doc__, file=sys.stderr)
-    return 2
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    config = WorkerConfig.from_json(json.loads(Path(argv[0]).read_text()))
+    send = pipe_sender(int(argv[1]))
+    worker = Worker(config, send)
+    try:
+        worker.loop()
+    except Exception as e:
+        send(HarnessError(f"worker failed: {error_text(e, None)}\n{traceback.format_exc()}"))
+        send(Bye("error", worker.explored))
+        return 3
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,27 +1,9 @@
-"""The nightly report: `report.json` (everything, for tools) and `report.md` (a one-minute
-read: outcome, throughput and skip rates per lane, divergences new vs known, cache
-figures, coverage of op families and shape decisions, and where the time went).
-"""
+"""report.md: the nightly report as a one-minute read (fuzz.campaign.report builds the
+document it renders)."""
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def write_reports(out: Path, doc: dict[str, Any]) -> None:
-    _atomic_write(out / "report.json", json.dumps(doc, indent=2, default=str) + "\n")
-    _atomic_write(out / "report.md", render_markdown(doc))
 
 
 def _pct(n: float, d: float) -> str:
@@ -34,7 +16,12 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return out
 
 
-OUTCOME = {0: "nothing new diverged", 1: "NEW divergences found", 2: "harness errors"}
+OUTCOME = {
+    0: "nothing new diverged",
+    1: "NEW divergences found",
+    2: "harness errors",
+    3: "a lane checked too little (blind spot)",
+}
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -71,6 +58,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
             lines.append(f"- {first[:300]}")
         if len(doc["errors"]) > 10:
             lines.append(f"- ... and {len(doc['errors']) - 10} more (report.json)")
+        lines.append("")
+
+    if doc.get("blind_spots"):
+        lines += ["## Blind spots", ""]
+        for b in doc["blind_spots"]:
+            lines.append(
+                f"- **{b['lane']}**: {b['what']} {b['value']} (limit {b['limit']}): {b['why']}"
+            )
         lines.append("")
 
     lines += ["## Lanes", ""]
@@ -149,44 +144,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         lines.append("")
     else:
         lines += ["None.", ""]
-    for status, title in (
-        ("new", "New (case files written)"),
-        ("known", "Known"),
-        ("duplicate", "Duplicates of a finding above"),
-        ("flaky", "Did not reproduce"),
-    ):
-        group = [f for f in doc["findings"] if f["status"] == status]
-        if not group:
-            continue
-        lines.append(f"**{title}:**")
-        for f in group:
-            d = f["divergences"][0]
-            where = f"`{f['path']}`" if f["path"] else ""
-            details = " ".join(str(d["details"]).split())[:160]
-            extra = f"; matches {', '.join(f['known_as'])}" if f["known_as"] else ""
-            conf = f"; {f['confirmation']}" if f.get("confirmation") else ""
-            lines.append(
-                f"- {where} `{d['kind']}` at {d['stage']}: {details} "
-                f"(shrunk: {f['shrunk']}; seen {f['sightings']}x{extra}{conf})"
-            )
-        lines.append("")
-
-    lines += ["## Coverage", ""]
-    explored = max(stats["explored"], 1)
-    fam = stats["family_programs"]
-    lines.append(
-        "Op families (share of programs using each): "
-        + (", ".join(f"{k} {_pct(v, explored)}" for k, v in fam.items()) or "none")
-        + "."
-    )
-    lines.append("")
-    lines.append(
-        "Shape decisions exercised (count): "
-        + (", ".join(f"{k} {v}" for k, v in stats["decisions"].items()) or "none")
-        + "."
-    )
-    lines.append("")
-
+    lines += _bugs(doc)
+    lines += _coverage(doc)
     lines += ["## Where the time went", ""]
     t = dict(stats["time"])
     worker_s = doc["time"]["worker_seconds"]
@@ -202,5 +161,84 @@ def render_markdown(doc: dict[str, Any]) -> str:
     )
     lines.append("")
     lines += _table(["what", "seconds", "share of worker time"], rows)
+    shrink = doc.get("shrinking") or {}
+    if shrink:
+        lines.append("")
+        lines.append(
+            f"Shrinking: {shrink['seconds']:.1f} s ({100 * shrink['share_of_worker_time']:.0f}% "
+            f"of worker time), of which {shrink['on_known_s']:.1f} s on findings that turned "
+            "out known."
+        )
+    if doc.get("nodes"):
+        lines.append("")
+        lines.append(
+            "Nodes (explored programs per lane): "
+            + "; ".join(
+                f"{host}: " + ", ".join(f"{k} {v}" for k, v in lanes.items())
+                for host, lanes in doc["nodes"].items()
+            )
+            + "."
+        )
     lines.append("")
     return "\n".join(lines)
+
+
+def _bugs(doc: dict[str, Any]) -> list[str]:
+    """Distinct bugs (one per bucket that was shrunk), new first, then registered bugs."""
+    by_bucket = {f["bucket"]: f for f in doc["findings"]}
+    lines = []
+    for status, title in (
+        ("new", "New bugs (case files written)"),
+        ("known", "Known bugs found again (a registered corpus case matched after shrinking)"),
+        ("duplicate", "Duplicates (shrank to a program filed above)"),
+        ("flaky", "Did not reproduce"),
+    ):
+        group = [b for b in doc.get("bugs", []) if b["status"] == status]
+        if not group:
+            continue
+        lines.append(f"**{title}:**")
+        for b in group:
+            f = by_bucket[b["bucket"]]
+            d = f["divergences"][0]
+            where = f"`{f['path']}` " if f["path"] else ""
+            details = " ".join(str(d["details"]).split())[:160]
+            extra = f"; matches {', '.join(f['known_as'])}" if f["known_as"] else ""
+            conf = f"; {f['confirmation']}" if f.get("confirmation") else ""
+            lines.append(
+                f"- {where}`{b['bucket']}`: {details} (shown by {b['programs']} program(s); "
+                f"shrunk: {f['shrunk']}{extra}{conf})"
+            )
+        lines.append("")
+    if doc.get("known_bugs"):
+        lines.append(
+            "**Registered bugs recognised while exploring (programs; not shrunk):** "
+            + ", ".join(f"`{k}` {v}" for k, v in doc["known_bugs"].items())
+            + "."
+        )
+        lines.append("")
+    return lines
+
+
+def _coverage(doc: dict[str, Any]) -> list[str]:
+    """Per lane and device, over the programs it ran: families, inputs, decisions, and the
+    ops it could not run."""
+    lines = ["## Coverage", ""]
+    coverage = doc.get("coverage") or {}
+    if not coverage:
+        return lines + ["No lane ran a program.", ""]
+    for key, c in coverage.items():
+        n = max(c["programs"], 1)
+        lines.append(f"**{key}** ({c['programs']} programs ran):")
+        lines.append("")
+        rows = [
+            [
+                "op families",
+                ", ".join(f"{k} {_pct(v, n)}" for k, v in c["families"].items()) or "-",
+            ],
+            ["inputs", ", ".join(f"{k} {_pct(v, n)}" for k, v in c["inputs"].items()) or "-"],
+            ["decisions", ", ".join(f"{k} {v}" for k, v in c["decisions"].items()) or "-"],
+            ["unsupported ops", ", ".join(f"{k} {v}" for k, v in c["unsupported"].items()) or "-"],
+        ]
+        lines += _table(["what", "share of programs (decisions: count)"], rows)
+        lines.append("")
+    return lines

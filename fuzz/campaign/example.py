@@ -1,0 +1,115 @@
+"""One generated case through the lanes it is for, and what a worker says about it.
+
+`run_example` runs each (lane, device) through the engine, with the corpus index as the
+engine's `known` callable while exploring (registered bugs are marked and cost nothing
+more); it returns, per lane, the record an `Example` message carries (`lane_record`) and
+the new divergences, each with its bucket (fuzz.buckets, computed with the generator's
+`ProgramFacts`).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from fuzz.buckets import ProgramFacts, bucket_of, flips_of
+from fuzz.case import CaseError
+from fuzz.corpus import CorpusIndex
+from fuzz.engine import run_case
+from fuzz.errors import error_text
+from fuzz.strategies import GeneratedCase
+
+
+def facts_of(generated: GeneratedCase) -> ProgramFacts:
+    program = generated.program
+    outcomes = [program.outcomes(dict(plan.sizes)) for plan in generated.plans]
+    return ProgramFacts(
+        ops=tuple(n.op for n in program.nodes),
+        families=tuple(sorted(program.families)),
+        flips=flips_of(outcomes, [d.kind for d in program.decisions]),
+    )
+
+
+def coverage_of(generated: GeneratedCase) -> dict[str, dict[str, int]]:
+    if hasattr(generated, "coverage"):
+        return generated.coverage()
+    program = generated.program
+    return {
+        "families": {f: 1 for f in program.families},
+        "inputs": {},
+        "decisions": dict(program.decision_kinds),
+    }
+
+
+def lane_record(report, bucket_names: list[str]) -> dict[str, Any]:
+    """What an `Example` says of one lane: kinds (confirmed), known (kinds of registered
+    bugs) and known_as (their corpus cases), buckets (of the new divergences), counters,
+    timings, skipped."""
+    return {
+        "kinds": sorted({d.kind for d in report.divergences}),
+        "known": sorted({d.kind for d in report.divergences if d.data.get("known_as")}),
+        "known_as": sorted({w for d in report.divergences for w in d.data.get("known_as", ())}),
+        "buckets": bucket_names,
+        "counters": dict(report.counters),
+        "timings": {k: float(v) for k, v in report.timings.items()},
+        "skipped": report.skipped,
+    }
+
+
+def run_example(
+    generated: GeneratedCase,
+    where: tuple[tuple[str, str], ...],
+    *,
+    index: CorpusIndex,
+    exploring: bool,
+    case_seed: int,
+    unavailable: dict[str, str],
+    on_lane: Callable[[str, str], None],
+    on_error: Callable[[str], None],
+) -> tuple[dict[str, dict], list[dict]]:
+    """Run each (lane, device) of `where`; returns the lane records and the new (not known)
+    divergences as dicts with their bucket.
+
+    While shrinking (`exploring` False), registered bugs are not set aside: a candidate
+    that became a registered program must still count as the bug (else the shrink stops
+    one step short of the corpus case and files that step as new); triage recognises the
+    final program."""
+    case = generated.case
+    facts = facts_of(generated)
+    records: dict[str, dict] = {}
+    new: list[dict] = []
+
+    def known(d) -> list[str]:
+        return index.known_as(d.to_json(), case.source)
+
+    for lane, device in where:
+        key = f"{lane}/{device}"
+        if key in unavailable:
+            records[key] = {"skipped": unavailable[key]}
+            continue
+        on_lane(lane, device)
+        try:
+            result = run_case(
+                case, [lane], [device], seed=case_seed, known=known if exploring else None
+            )
+        except CaseError as e:
+            records[key] = {"error": str(e)}
+            on_error(f"generated case raised CaseError: {e}\n{case.source}")
+            continue
+        except Exception as e:
+            records[key] = {"error": error_text(e)}
+            on_error(f"{key} raised {error_text(e, None)}\n{traceback.format_exc(limit=-4)}")
+            continue
+        names: list[str] = []
+        for report in result.reports:
+            for d in report.divergences:
+                if d.data.get("known_as"):
+                    continue
+                item = d.to_json()
+                item["bucket"] = bucket_of(item, facts)
+                names.append(item["bucket"])
+                new.append(item)
+            records[key] = lane_record(report, sorted(set(names)))
+        records[key]["flaky"] = sorted({d.kind for r in result.flaky for d in r.divergences})
+    return records, new

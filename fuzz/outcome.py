@@ -1,0 +1,251 @@
+"""Run one case on one (lane, device) and classify what happened: the step that replay,
+the corpus tests (conftest.py) and the campaign's crash confirmation share.
+
+Statuses, one per (case, lane, device):
+
+    pass        no divergence
+    divergence  a confirmed divergence the case does not expect
+    expected    the lane's divergence kinds are exactly the case's EXPECT kinds for this
+                lane, with every fix on (EXPECT documents upstream bugs our fixes do not
+                fix; with some fixes off, everything that diverges is a `divergence`)
+    error       the case cannot be used (syntax error, missing program/calls, calls()
+                raising, ...) or the harness failed on it: the message names the file
+    skip        the case or the lane does not run here (with the reason)
+
+A lane that stops part-way as unsupported keeps the divergences it saw before: such a
+result is classified by those divergences (and the skip is noted), never a plain skip.
+Every divergence carries `known_as`: the corpus cases whose registered bug it shows
+(fuzz.corpus.CorpusIndex.known_as; empty when it is new).
+
+`run_lane_isolated` runs the same step in a fresh process (`python -m fuzz.outcome`), so
+a backend that kills or hangs its process gives a `<lane>.crash` divergence instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+from fuzz.case import Case, CaseError, load_case
+from fuzz.corpus import CorpusIndex, DirectoryCorpus
+from fuzz.engine import run_case
+from fuzz.errors import error_text
+from fuzz.prepare import all_fixes_on, lane_unavailable, prepare
+from fuzz.procs import child_env, run_isolated, signal_name
+
+STATUSES = ("pass", "divergence", "expected", "error", "skip")
+
+
+@dataclasses.dataclass
+class Outcome:
+    case: str
+    path: str
+    lane: str | None
+    device: str | None
+    status: str
+    reason: str = ""
+    divergences: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    flaky: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    expect: list[str] = dataclasses.field(default_factory=list)
+    upstream: str | None = None
+    note: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def expected_for(case: Case, lane: str) -> set[str]:
+    return {k for k in case.expect if k.split(".", 1)[0] == lane}
+
+
+def classify(case: Case, lane: str, kinds: set[str], fixes_on: bool) -> str:
+    if not kinds:
+        return "pass"
+    expected = expected_for(case, lane)
+    return "expected" if fixes_on and expected and kinds == expected else "divergence"
+
+
+def _start(case: Case, lane: str, device: str) -> Outcome:
+    out = Outcome(
+        case.name,
+        case.where,
+        lane,
+        device,
+        "pass",
+        expect=list(case.expect),
+        upstream=case.upstream,
+    )
+    if not case.runs_on(lane, device):
+        out.status, out.reason = "skip", f"the case does not run on {lane}/{device}"
+    return out
+
+
+def _with_known(divergences: list[dict[str, Any]], case: Case, index: CorpusIndex | None):
+    for d in divergences:
+        d["known_as"] = [
+            where.rsplit("/", 1)[-1].removesuffix(".py")
+            for where in (index.known_as(d, case.source) if index is not None else ())
+        ]
+    return divergences
+
+
+def _finish(out: Outcome, case: Case, lane: str, kinds: set[str], fixes_on: bool) -> Outcome:
+    out.status = classify(case, lane, kinds, fixes_on)
+    expected = expected_for(case, lane)
+    if out.status == "pass" and expected and fixes_on:
+        out.note = (
+            f"EXPECT lists {sorted(expected)} but {lane} did not diverge: the upstream "
+            f"bug may be fixed ({case.upstream or 'no UPSTREAM link'}); drop EXPECT"
+        )
+    elif out.status == "divergence" and expected:
+        out.note = f"kinds {sorted(kinds)} differ from EXPECT {sorted(expected)}"
+    return out
+
+
+def run_lane(
+    case: Case,
+    lane: str,
+    device: str,
+    seed: int = 0,
+    fixes_on: bool | None = None,
+    index: CorpusIndex | None = None,
+) -> Outcome:
+    """Run one (case, lane, device) and classify it (never raises for case problems)."""
+    fixes_on = all_fixes_on() if fixes_on is None else fixes_on
+    out = _start(case, lane, device)
+    if out.status == "skip":
+        return out
+    if (why := lane_unavailable(lane, device)) is not None:
+        out.status, out.reason = "skip", why
+        return out
+    start = time.perf_counter()
+    try:
+        result = run_case(case, [lane], [device], seed=seed, confirm=True)
+    except CaseError as e:
+        out.status, out.reason = "error", str(e)
+        return out
+    except Exception as e:
+        out.status = "error"
+        out.reason = (
+            f"{case.where}: the harness raised {error_text(e, None)}\n"
+            f"{traceback.format_exc(limit=-3)}"
+        )
+        return out
+    finally:
+        out.seconds = round(time.perf_counter() - start, 3)
+    reports = [r for r in result.reports if r.lane == lane and r.device == device]
+    if not reports:
+        out.status, out.reason = "skip", f"{lane} did not run on {device}"
+        return out
+    report = reports[0]
+    out.flaky = [d.to_json() for r in result.flaky for d in r.divergences]
+    out.divergences = _with_known([d.to_json() for d in report.divergences], case, index)
+    if report.skipped and not report.divergences:
+        out.status, out.reason = "skip", report.skipped
+        return out
+    _finish(out, case, lane, report.kinds, fixes_on)
+    if report.skipped:
+        out.note = (out.note + "; " if out.note else "") + (
+            f"then the lane stopped: {report.skipped.splitlines()[0][:200]}"
+        )
+    return out
+
+
+def run_lane_isolated(
+    case: Case,
+    lane: str,
+    device: str,
+    seed: int,
+    switch: str,
+    plugins: Sequence[str],
+    timeout: float,
+    corpus: Sequence[str] = (),
+    index: CorpusIndex | None = None,
+) -> Outcome:
+    """`run_lane` in a fresh process: a backend that kills its process or hangs longer than
+    `timeout` seconds gives a `<lane>.crash` divergence instead of taking the caller down.
+    `corpus` folders are passed to the child (known_as); `index` classifies a crash here."""
+    out = _start(case, lane, device)
+    if out.status == "skip":
+        return out
+    cmd = [
+        sys.executable,
+        "-m",
+        "fuzz.outcome",
+        str(case.path),
+        lane,
+        device,
+        "--fixes",
+        switch,
+        "--seed",
+        str(seed),
+    ]
+    for p in plugins:
+        cmd += ["--plugin", p]
+    for c in corpus:
+        cmd += ["--corpus", str(c)]
+    printed: list[str] = []
+    start = time.perf_counter()
+    rc, hung = run_isolated(cmd, child_env(), timeout, printed)
+    for line in "".join(printed).splitlines():
+        if line.startswith("OUTCOME "):
+            return Outcome(**json.loads(line[len("OUTCOME ") :]))
+    why = (
+        f"no result after {timeout:g} s (hang); the process was killed"
+        if hung
+        else f"the process died ({signal_name(rc)})"
+    )
+    out.seconds = round(time.perf_counter() - start, 3)
+    crash = {
+        "kind": f"{lane}.crash",
+        "stage": "process",
+        "details": why,
+        "device": device,
+        "data": {"returncode": rc},
+        "lane": lane,
+    }
+    out.divergences = _with_known([crash], case, index)
+    return _finish(out, case, lane, {f"{lane}.crash"}, all_fixes_on())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m fuzz.outcome CASE LANE DEVICE [--fixes S] [--plugin M] [--seed N]
+    [--corpus DIR]`: print RUNNING once the imports are done (the caller's time limit
+    starts there), then `OUTCOME <json>`."""
+    p = argparse.ArgumentParser(prog="python -m fuzz.outcome")
+    p.add_argument("case")
+    p.add_argument("lane")
+    p.add_argument("device")
+    p.add_argument("--fixes", default=None)
+    p.add_argument("--plugin", action="append", default=[])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--corpus", action="append", default=[])
+    args = p.parse_args(argv)
+    prepare(args.fixes, args.plugin)
+    index = CorpusIndex.of(DirectoryCorpus(c) for c in args.corpus) if args.corpus else None
+    try:
+        case = load_case(args.case)
+    except CaseError as e:
+        print(
+            "OUTCOME "
+            + json.dumps(
+                Outcome(args.case, args.case, args.lane, args.device, "error", str(e)).to_json()
+            ),
+            flush=True,
+        )
+        return 0
+    print("RUNNING", flush=True)
+    outcome = run_lane(case, args.lane, args.device, seed=args.seed, index=index)
+    print("OUTCOME " + json.dumps(outcome.to_json(), default=str), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -21,9 +21,9 @@ root causes apart:
     exir.runtime-result       the op families of the program and the decisions flipped
     exir.unchecked-contract   nothing more: the probe kind is in the stage
 
-"Flipped decisions" are the kinds of shape decisions (fuzz.ops.spec.Decision) whose
-outcome at the diverging call differs from an earlier call: a cache bug on a `<` branch
-is another bug than one on a broadcast. They come from the generator (`ProgramFacts`);
+"Flipped decisions" are the kinds of shape decisions (fuzz.ops.spec.Decision) that go,
+at the diverging call, a way no earlier call went: a cache bug on a `<` branch is another
+bug than one on a broadcast. They come from the generator (`ProgramFacts`);
 hand-written cases have none. One representative per bucket is shrunk, then findings
 are deduplicated again by their minimized program's signature (fuzz.signature).
 
@@ -48,7 +48,7 @@ _TRACE_OP = re.compile(r"\b((?:prims|ltorch|torch|clang|aten)\.[\w.]+)")
 @dataclasses.dataclass(frozen=True)
 class ProgramFacts:
     """What the generator knows of a program: its ops, their families, and per call the
-    decision kinds whose outcome differs from an earlier call."""
+    decision kinds that go a way no earlier call went (`flips_of`)."""
 
     ops: tuple[str, ...] = ()
     families: tuple[str, ...] = ()
@@ -63,14 +63,15 @@ class ProgramFacts:
 
 
 def flips_of(outcomes: Sequence[Sequence[Any]], kinds: Sequence[str]) -> dict[int, tuple[str, ...]]:
-    """Per call, the kinds of the decisions whose outcome differs from some earlier call.
-    `outcomes[i][j]` is decision j's outcome at call i (None: data-dependent)."""
+    """Per call, the kinds of the decisions that go a way no earlier call went (so no cache
+    entry can have been traced for it). `outcomes[i][j]` is decision j's outcome at call i
+    (None: data-dependent, never a flip)."""
     out = {}
     for i, now in enumerate(outcomes):
         changed = {
             kinds[j]
             for j, v in enumerate(now)
-            if v is not None and any(before[j] != v for before in outcomes[:i])
+            if v is not None and i > 0 and all(before[j] != v for before in outcomes[:i])
         }
         if changed:
             out[i] = tuple(sorted(changed))

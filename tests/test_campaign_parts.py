@@ -1,0 +1,228 @@
+"""The campaign's parts on their own: the typed protocol, buckets, the supervisor's crash
+and version handling, blind spots and the report's coverage block. (The whole campaign,
+end to end, is tests/test_nightly.py.)"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from fuzz.buckets import ProgramFacts, bucket_of, flips_of
+from fuzz.campaign.findings import Finding
+from fuzz.campaign.protocol import (
+    MESSAGES,
+    Bye,
+    Candidate,
+    Example,
+    HarnessError,
+    Hello,
+    LaneStart,
+    ProtocolError,
+    Start,
+    WorkerConfig,
+    decode,
+    encode,
+)
+from fuzz.campaign.report import blind_spots, build_report
+from fuzz.campaign.supervisor import CampaignSettings, Supervisor
+
+
+def _settings(tmp_path: Path, **kw) -> CampaignSettings:
+    base = dict(
+        budget=60.0,
+        lanes=("thunder",),
+        devices=("cpu",),
+        fixes="off",
+        workers=1,
+        seed=1,
+        out=tmp_path,
+        quiet=True,
+    )
+    return CampaignSettings(**(base | kw))
+
+
+SAMPLES = [
+    Hello(1, "node-a", {"x": "applied"}, {"torch": "2.13.0"}, {"exir/cuda": "no CUDA device"}, "h"),
+    Start(3, "explore", "abc", "def program(x):\n    return (x,)\n"),
+    LaneStart("thunder", "cpu"),
+    Example(
+        3,
+        "explore",
+        0.1,
+        1.5,
+        False,
+        {"thunder/cpu": {"kinds": ["thunder.crash"]}},
+        {"families": {"view": 1}, "inputs": {"number": 1}, "decisions": {"if-eq": 2}},
+    ),
+    Candidate(
+        "thunder.crash@call#X", True, "shrink", "src", [{"kind": "thunder.crash"}], ["neg"], "yes"
+    ),
+    HarnessError("boom"),
+    Bye("budget", 12),
+]
+
+
+def test_every_message_survives_the_pipe_unchanged():
+    assert {type(m) for m in SAMPLES} == set(MESSAGES.values())
+    for message in SAMPLES:
+        line = encode(message)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        assert decode(line) == message
+
+
+def test_a_bad_line_is_a_protocol_error_not_a_crash():
+    for bad in (b"not json", b'{"t": "nope"}', b'{"t": "bye", "why": 1}', b"[1, 2]"):
+        with pytest.raises(ProtocolError):
+            decode(bad)
+
+
+def test_worker_config_round_trips_through_json():
+    config = WorkerConfig(
+        0,
+        1,
+        42,
+        "on",
+        ("exir",),
+        ("cpu",),
+        10.0,
+        20.0,
+        5.0,
+        corpus=("corpus",),
+        suppressed=("a@b#c",),
+    )
+    assert WorkerConfig.from_json(config.to_json()) == config
+    with pytest.raises(ProtocolError, match="unknown"):
+        WorkerConfig.from_json(config.to_json() | {"surprise": 1})
+
+
+def _d(kind, stage="call[1]", details="", **data):
+    return {"kind": kind, "stage": stage, "details": details, "device": "cpu", "data": data}
+
+
+def test_flips_are_the_decisions_whose_outcome_changed_before_that_call():
+    outcomes = [(True, 1, None), (True, 1, None), (False, 1, None), (True, 2, None)]
+    assert flips_of(outcomes, ["if-eq", "broadcast", "cond-data"]) == {
+        2: ("if-eq",),
+        3: ("broadcast",),
+    }
+
+
+def test_buckets_tell_root_causes_apart_and_keep_one_cause_together():
+    facts = ProgramFacts(("neg",), ("elementwise",), {1: ("if-lt",), 2: ("broadcast",)})
+    wrong_lt = bucket_of(_d("thunder.wrong-result", "call[1]", control="agrees with eager"), facts)
+    # The same cause at another call index with the same flip: one bucket.
+    same = dict(facts.flips) | {4: ("if-lt",)}
+    facts4 = dataclasses.replace(facts, flips=same)
+    assert (
+        bucket_of(_d("thunder.wrong-result", "call[4]", control="agrees with eager"), facts4)
+        == wrong_lt
+    )
+    # Another decision flipped, or the default cache diverges too: other buckets.
+    assert (
+        bucket_of(_d("thunder.wrong-result", "call[2]", control="agrees with eager"), facts)
+        != wrong_lt
+    )
+    assert (
+        bucket_of(_d("thunder.wrong-result", "call[1]", control="diverges too"), facts) != wrong_lt
+    )
+    # Crashes: by exception type and message head, numbers and names normalized.
+    a = bucket_of(_d("thunder.crash", error="IndexError: index 3 out of range for 'x1'"))
+    b = bucket_of(_d("thunder.crash", error="IndexError: index 7 out of range for 'x0'"))
+    c = bucket_of(_d("thunder.crash", error="TypeError: tuple indices must be integers"))
+    assert a == b != c
+    # EXIR: the planned node's operator; the probe kind stays in the stage.
+    s1 = bucket_of(_d("exir.spec-meta", "spec-prop", node="aten_nonzero_default_3"))
+    s2 = bucket_of(_d("exir.spec-meta", "spec-prop", node="aten_nonzero_default_7"))
+    s3 = bucket_of(_d("exir.spec-meta", "spec-prop", node="aten_masked_select_default"))
+    assert s1 == s2 != s3
+    upper = bucket_of(_d("exir.unchecked-contract", "contract[upper]"))
+    assert upper != bucket_of(_d("exir.unchecked-contract", "contract[guard]"))
+    diff = "--- cached\n+++ fresh\n-%3 = prims.broadcast_in_dim(%1)\n+%3 = prims.add(%1)"
+    unsound = bucket_of(_d("thunder.unsound-hit", diff=diff), facts)
+    assert "prims.broadcast_in_dim" in unsound and "if-lt" in unsound
+
+
+def test_a_dead_worker_is_recorded_as_a_crash_of_the_program_it_announced(tmp_path):
+    sup = Supervisor(_settings(tmp_path))
+    slot = sup.slots[0]
+    sup.started(slot)
+    sup.on_message(slot, Hello(1, "node-a", {}, {}, {}, sup.harness))
+    source = "def program(x):\n    return (x.sin(),)\n"
+    sup.on_message(slot, Start(1, "explore", "sha1", source))
+    sup.on_message(slot, LaneStart("thunder", "cpu"))
+    assert sup.ended(slot, -6) is True  # restart the slot
+    (finding,) = sup.findings.values()
+    assert finding.crash and finding.source == source
+    assert finding.bucket == "thunder.crash@process#SIGABRT"
+    assert "SIGABRT" in finding.divergences[0]["details"]
+    assert sup.crashes == 1 and "sha1" in sup.config_for(slot).skip_sources
+    assert slot.incarnation == 1
+
+
+def test_a_worker_with_another_harness_is_refused(tmp_path):
+    sup = Supervisor(_settings(tmp_path))
+    slot = sup.slots[0]
+    sup.started(slot)
+    sup.on_message(slot, Hello(1, "node-b", {}, {}, {}, "hypothesis 0.0, harness other"))
+    assert slot.finished and sup.errors and "another harness" in sup.errors[0]
+    assert sup.ended(slot, 0) is False
+
+
+def test_the_report_has_a_coverage_block_per_lane_over_programs_that_ran(tmp_path):
+    sup = Supervisor(_settings(tmp_path, lanes=("thunder", "exir")))
+    slot = sup.slots[0]
+    sup.started(slot)
+    sup.on_message(slot, Hello(1, "node-a", {}, {}, {}, sup.harness))
+    ran = {"kinds": [], "counters": {"hits": 2, "misses": 1}, "skipped": None}
+    skipped = {"skipped": "unsupported by thunder: nonzero", "counters": {"unsupported:nonzero": 1}}
+    coverage = {
+        "families": {"branch": 1, "view": 1},
+        "inputs": {"number": 1, "dtype:float32": 1, "size0": 0},
+        "decisions": {"if-lt": 2},
+    }
+    sup.on_message(
+        slot, Example(1, "explore", 0.1, 1.0, lanes={"thunder/cpu": ran}, coverage=coverage)
+    )
+    sup.on_message(
+        slot, Example(2, "explore", 0.1, 1.0, lanes={"thunder/cpu": skipped}, coverage=coverage)
+    )
+    doc = build_report(sup)
+    block = doc["coverage"]["thunder/cpu"]
+    assert block == {
+        "programs": 1,
+        "families": {"branch": 1, "view": 1},
+        "inputs": {"dtype:float32": 1, "number": 1},
+        "decisions": {"if-lt": 2},
+        "unsupported": {"nonzero": 1},
+    }
+    assert doc["nodes"] == {"node-a": {"thunder/cpu": 2}}
+
+
+def _lane(programs, ran, skipped=None, hits=0):
+    return {
+        "programs": programs,
+        "ran": ran,
+        "skipped": skipped or {},
+        "counters": {"hits": hits} if hits else {},
+    }
+
+
+def test_blind_spots_fire_on_a_lane_that_checks_too_little_and_not_otherwise():
+    healthy = {
+        "lanes": {
+            "thunder/cpu": _lane(40, 38, {"unsupported by thunder": 2}, hits=30),
+            "exir/cpu": _lane(40, 35, {"export refused": 5}),
+        }
+    }
+    assert blind_spots(healthy) == []
+    skipping = {"lanes": {"exir/cpu": _lane(40, 20, {"unsupported by exir": 20})}}
+    assert [b["what"] for b in blind_spots(skipping)] == ["skip rate"]
+    no_hits = {"lanes": {"thunder/cpu": _lane(40, 40)}}
+    assert [b["what"] for b in blind_spots(no_hits)] == ["no cache hit"]
+
+
+def test_finding_item_keeps_the_public_three_parts():
+    f = Finding("exir.crash@to_executorch#KeyError: N", "src", [], True, "w")
+    assert f.item == ("exir.crash", "to_executorch", "KeyError: N") and f.kind == "exir.crash"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from fuzz.observe import observe_call
@@ -104,15 +105,43 @@ def computation(a, b):
 """
 
 
-def test_trace_normalization_ignores_names_values_and_scalar_checks():
+def test_trace_normalization_ignores_proxy_names_and_traced_values():
     renamed = (
         TRACE_A.replace("t15", "t99")
         .replace("t14", "t7")
+        .replace("i3", "i8")
         .replace("value=2", "value=8")
         .replace('"bool False"', '"bool True"')
     )
     assert normalize_trace(TRACE_A) == normalize_trace(renamed)
     assert unsound_hit(TRACE_A, renamed, "call[1]", "cpu") is None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # a dtype change (annotations keep device, dtype and rank)
+        ('t15: "cpu f32[...value=2...]"', 't15: "cpu f64[...value=2...]"'),
+        # an op change (operator names are never renamed: log2 is not log10)
+        ("# t15 = prims.add(a, t14)", "# t15 = prims.sub(a, t14)"),
+        # a changed scalar computation feeding a tensor op
+        ("# i3 = prims.eq(i1, 1)", "# i3 = prims.eq(i1, 2)"),
+    ],
+    ids=["dtype", "op", "scalar"],
+)
+def test_unsound_hit_fires_on_a_changed_dtype_op_or_scalar_computation(change):
+    other = TRACE_A.replace(*change)
+    assert other != TRACE_A
+    found = unsound_hit(TRACE_A, other, "call[1]", "cpu")
+    assert found is not None and found.data["trace"] == "initial", change
+
+
+def test_unsound_hit_compares_the_execution_trace_too():
+    same_initial = (TRACE_A, TRACE_A)
+    other_final = (TRACE_A, TRACE_A.replace("ltorch.add", "torch.add"))
+    found = unsound_hit(same_initial, other_final, "call[2]", "cpu")
+    assert found is not None and found.data["trace"] == "execution"
+    assert unsound_hit(same_initial, same_initial, "call[2]", "cpu") is None
 
 
 def test_unsound_hit_fires_when_the_broadcast_differs():
@@ -122,4 +151,4 @@ def test_unsound_hit_fires_when_the_broadcast_differs():
     )
     found = unsound_hit(TRACE_A, other, "call[1]", "cpu")
     assert found is not None and found.kind == "thunder.unsound-hit"
-    assert "broadcast_in_dim(a" in found.data["diff"]
+    assert "+%5 = prims.broadcast_in_dim(%0, " in found.data["diff"]  # a (%0) is broadcast

@@ -1,10 +1,22 @@
 """Cache oracles for Thunder: unsound hits and missed legal hits, by trace comparison.
 
-A cache hit is sound when the cached computation trace is the one Thunder would build
-for these inputs from scratch. We compare the cached initial computation trace with a
-fresh jit's, after normalizing away what legitimately differs between two traces of the
-same program: comments (they print the traced values), and proxy names (renumbered in
-order of first appearance). A hit whose trace differs is a divergence even when the
+A cache hit is sound when the traces it ran are the ones Thunder would build for these
+inputs from scratch. We compare the cached entry's initial computation trace *and* its
+final execution trace with a fresh jit's, after normalizing away only what legitimately
+differs between two traces of the same program:
+
+* proxy names (tensors `t15`, numbers `i3`/`f30`, and names Thunder took from the
+  program's variables): every name the trace binds (parameters, assignment targets) is
+  renumbered in order of first appearance; nothing else is renamed, so `dtypes.float32`
+  vs `dtypes.float64`, `prims.log2` vs `prims.log10` and `prims.add` vs `prims.sub`
+  stay different;
+* traced values: type annotations keep device, dtype and rank (`cpu f32 rank=2`) or the
+  number type (`int`), never sizes or values; source-line comments go.
+
+Scalar computations stay (renamed): `i5 = prims.eq(i1, 1)` is how a shape decision shows
+in a trace, and a changed scalar computation feeding a tensor op is a different program.
+A hit whose fresh trace raises is unsound too: the cache ran a trace where a fresh trace
+of the same call does not exist. A hit whose traces differ is a divergence even when the
 numbers match (on CPU the torch executor re-broadcasts at run time, hiding a wrong trace).
 """
 
@@ -12,55 +24,121 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 
 from fuzz.divergence import Divergence
 
-_ANNOTATION = re.compile(r'^\w+: "')  # `a: "cpu f32[[IntegerProxy ... value=2 ...]]"`
-_SOURCE_LINE = re.compile(r"^\S+:\d+:")  # `<stdin>:4:` / `file.py:6:  if ...`
-_TRAILING = re.compile(r"\s+#.*$")  # `t15 = ...  # t15: "cpu f32[...]"`
-_NAME = re.compile(r"\b[A-Za-z]+_?\d+\b")
-# A symbol whose printed type is a number: scalar bookkeeping of a shape check.
-_SCALAR_TYPE = re.compile(r'#\s*\w+: "(bool|int|float|complex)\b')
+_SKIP = ("import ", "from ", "@", "Constructed by")
+_SOURCE_LINE = re.compile(r"^\S+:\d+:")  # `/tmp/x.py:6:  v = x0 + x1`
+_PARAMS = re.compile(r"^def \w+\((.*)\):")
+_TARGETS = re.compile(r"^\(?([\w, ]+?)\)?\s*=\s*\S")  # `t15 = ...`, `(i0, i1) = ...`
+_ANNOTATED = re.compile(r'^(.*?)\s*#\s*(\w+): "([^"]*)"$')  # `code  # name: "type"`
+_DECLARATION = re.compile(r'^(\w+): "([^"]*)"$')  # `x0: "cpu f32[...]"` (a comment line)
+_TENSOR_TYPE = re.compile(r"^(\S+) (\w+)\[(.*)\]$")
+
+
+def _rank(shape: str) -> int:
+    """Top-level entries of a printed shape (`[IntegerProxy ...], [..]` or `3, 4`)."""
+    if not shape.strip():
+        return 0
+    depth, commas = 0, 0
+    for ch in shape:
+        depth += ch == "["
+        depth -= ch == "]"
+        commas += ch == "," and depth == 0
+    return commas + 1
+
+
+def _type_of(printed: str) -> str:
+    """`cpu f32[[...], [...]]` -> `cpu f32 rank=2`; `int 2` -> `int`; `bool True` -> `bool`."""
+    if m := _TENSOR_TYPE.match(printed):
+        return f"{m.group(1)} {m.group(2)} rank={_rank(m.group(3))}"
+    return printed.split(" ", 1)[0]
+
+
+def _lines(text: str) -> list[str]:
+    out = []
+    for raw in str(text).splitlines():
+        line = raw.strip().lstrip("#").strip()
+        if not line or line.startswith(_SKIP) or _SOURCE_LINE.match(line):
+            continue
+        if m := _DECLARATION.match(line):
+            out.append(f"{m.group(1)} :: {_type_of(m.group(2))}")
+        elif m := _ANNOTATED.match(line):
+            out.append(f"{m.group(1)} :: {_type_of(m.group(3))}")
+        else:
+            out.append(line)
+    return out
+
+
+def _bound_names(lines: list[str]) -> list[str]:
+    names: list[str] = []
+    for line in lines:
+        if m := _PARAMS.match(line):
+            names += [
+                p.strip().split(":")[0].split("=")[0].strip("*") for p in m.group(1).split(",")
+            ]
+        elif not line.startswith(("return", "def ")) and (m := _TARGETS.match(line)):
+            names += [n.strip() for n in m.group(1).split(",")]
+    return [n for n in dict.fromkeys(names) if n.isidentifier()]
 
 
 def normalize_trace(text: str) -> str:
-    """Keep every symbol that produces a tensor, including the decomposition Thunder
-    prints as nested comments (where broadcast decisions show as `broadcast_in_dim`), and
-    the return. Dropped: what prints traced values, and the scalar bookkeeping of shape
-    checks (`prims.eq(i1, 1)`, `prims.shape`): a decision that changes no tensor op does
-    not make a cached trace wrong."""
-    lines = []
-    for raw in str(text).splitlines():
-        line = raw.strip().lstrip("#").strip()
-        if (
-            not line
-            or line.startswith(("import ", "from ", "@", "Constructed by"))
-            or _ANNOTATION.match(line)
-            or _SOURCE_LINE.match(line)
-        ):
-            continue
-        if _SCALAR_TYPE.search(line) or "prims.shape(" in line:
-            continue
-        lines.append(_TRAILING.sub("", line))
+    """The trace with proxy names renumbered and traced values dropped (module docstring)."""
+    lines = _lines(text)
+    bound = _bound_names(lines)
+    if not bound:
+        return "\n".join(lines)
+    token = re.compile(
+        r"(?<![\w.])(" + "|".join(map(re.escape, sorted(bound, key=len, reverse=True))) + r")\b"
+    )
     names: dict[str, str] = {}
     return "\n".join(
-        _NAME.sub(lambda m: names.setdefault(m.group(0), f"%{len(names)}"), line) for line in lines
+        token.sub(lambda m: names.setdefault(m.group(1), f"%{len(names)}"), line) for line in lines
     )
 
 
-def unsound_hit(cached: str, fresh: str, stage: str, device: str) -> Divergence | None:
-    a, b = normalize_trace(cached), normalize_trace(fresh)
-    if a == b:
-        return None
-    diff = "\n".join(
-        difflib.unified_diff(a.splitlines(), b.splitlines(), "cached", "fresh", lineterm="", n=1)
-    )
+TRACE_NAMES = ("initial", "execution")
+
+
+def unsound_hit(
+    cached: str | Sequence[str],
+    fresh: str | Sequence[str],
+    stage: str,
+    device: str,
+) -> Divergence | None:
+    """A divergence when a cached trace (the initial computation trace, then the final
+    execution trace, when both are given) differs from the fresh trace of the same call."""
+    cached = (cached,) if isinstance(cached, str) else tuple(cached)
+    fresh = (fresh,) if isinstance(fresh, str) else tuple(fresh)
+    for name, a_text, b_text in zip(TRACE_NAMES, cached, fresh):
+        a, b = normalize_trace(a_text), normalize_trace(b_text)
+        if a == b:
+            continue
+        diff = "\n".join(
+            difflib.unified_diff(
+                a.splitlines(), b.splitlines(), "cached", "fresh", lineterm="", n=1
+            )
+        )
+        return Divergence(
+            "thunder.unsound-hit",
+            stage,
+            f"cache hit ran a cached {name} trace that differs from a fresh trace of this call",
+            device,
+            {"diff": diff, "trace": name},
+        )
+    return None
+
+
+def unsound_hit_without_fresh_trace(error: str, stage: str, device: str) -> Divergence:
+    """A hit on a call that a fresh jit cannot trace: the cache ran a trace that should not
+    exist for these inputs."""
     return Divergence(
         "thunder.unsound-hit",
         stage,
-        "cache hit ran a trace that differs from a fresh trace of this call",
+        f"cache hit ran a cached trace, but a fresh trace of this call raises {error[:300]}",
         device,
-        {"diff": diff},
+        {"fresh_error": error[:500], "trace": "fresh-raised"},
     )
 
 

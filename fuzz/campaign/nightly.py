@@ -27,22 +27,54 @@ from fuzz.campaign.database import DatabaseError, check_database
 from fuzz.campaign.local import LocalEngine
 from fuzz.campaign.report import build_report, write_reports
 from fuzz.campaign.supervisor import CampaignSettings, Supervisor, auto_workers
-from fuzz.campaign.triage import Triage, renderer
+from fuzz.campaign.triage import Triage, local_rerun, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus
 from fuzz.prepare import fixes_switch
 
 
-def settings_from(args) -> CampaignSettings:
-    out = Path(args.out)
+class EngineError(RuntimeError):
+    """The chosen engine cannot run here; the message says why."""
+
+
+def database_of(args) -> str | None:
     db = args.database
-    database = None if (db or "").lower() == "none" else (db or str(out / "hypothesis-db"))
+    return None if (db or "").lower() == "none" else (db or str(Path(args.out) / "hypothesis-db"))
+
+
+# Ray names a node by its "remotely reachable" address; a Ray instance that only lives on
+# this machine (no --ray-address) should use loopback, and this switch, read when ray is
+# imported, makes it do so.
+LOOPBACK_RAY = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+
+def connect_ray(args) -> dict[str, float]:
+    """Join (or start) the Ray cluster; its resources. Needs the `cluster` extra."""
+    if args.ray_address is None:
+        for key, value in LOOPBACK_RAY.items():
+            os.environ.setdefault(key, value)
+    try:
+        from fuzz.extra import ray_engine  # optional: imports ray
+    except ImportError as e:
+        raise EngineError(f"--engine ray needs ray (pip install '.[cluster]'): {e}") from e
+    try:
+        return ray_engine.connect(args.ray_address)
+    except Exception as e:
+        raise EngineError(f"--engine ray: cannot reach the cluster {args.ray_address}: {e}") from e
+
+
+def settings_from(args, resources: dict[str, float] | None = None) -> CampaignSettings:
+    """The campaign settings; with a Ray cluster, `--workers auto` is its CPU count."""
+    out = Path(args.out)
     seed = args.hypothesis_seed
+    workers = args.workers
+    if workers == "auto":
+        workers = int(resources.get("CPU", 1)) if resources is not None else auto_workers()
     return CampaignSettings(
         budget=args.budget,
         lanes=tuple(args.lanes),
         devices=tuple(args.devices),
         fixes=fixes_switch(args.fixes),
-        workers=auto_workers() if args.workers == "auto" else args.workers,
+        workers=max(1, workers),
         seed=seed if seed is not None else int.from_bytes(os.urandom(4), "big"),
         out=out,
         plugins=tuple(args.plugin or ()),
@@ -51,21 +83,24 @@ def settings_from(args) -> CampaignSettings:
         shrink_budget=args.shrink_budget,
         max_ops=args.max_ops,
         max_calls=args.max_calls,
-        database=database,
+        database=database_of(args),
         corpus=tuple(args.corpus or ["corpus"]),
         into=args.into,
-        engine=getattr(args, "engine", "local"),
+        engine=args.engine,
         quiet=args.quiet,
     )
 
 
-def run_engine(sup: Supervisor, args) -> None:
+def run_engine(sup: Supervisor, resources: dict[str, float] | None):
+    """Run the workers on the chosen engine; returns how that engine re-runs a crash."""
     if sup.settings.engine == "ray":
-        from fuzz.extra.ray_engine import RayEngine  # optional: needs the `cluster` extra
+        from fuzz.extra.ray_engine import RayEngine  # optional: imports ray (connect_ray did)
 
-        RayEngine(sup, address=args.ray_address).run()
-    else:
-        LocalEngine(sup).run()
+        engine = RayEngine(sup, resources or {})
+        engine.run()
+        return engine.confirm
+    LocalEngine(sup).run()
+    return local_rerun(sup)
 
 
 def main(args) -> int:
@@ -81,12 +116,13 @@ def main(args) -> int:
     if args.max_examples is not None and args.max_examples < 1:
         print("error: --max-examples must be >= 1", file=sys.stderr)
         return 2
-    settings = settings_from(args)
     try:
-        check_database(settings.database)
-    except DatabaseError as e:
+        check_database(database_of(args))
+        resources = connect_ray(args) if args.engine == "ray" else None
+    except (DatabaseError, EngineError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    settings = settings_from(args, resources)
     settings.out.mkdir(parents=True, exist_ok=True)
     sup = Supervisor(settings)
     sup.event(
@@ -95,10 +131,16 @@ def main(args) -> int:
         f"fixes {settings.fixes}, budget {settings.budget:g} s"
         + (f", max {settings.max_examples} programs" if settings.max_examples else "")
     )
-    run_engine(sup, args)
-    into = DirectoryCorpus(settings.into or settings.out / "cases")
-    corpora = [ReadOnlyCorpus(DirectoryCorpus(p)) for p in settings.corpus]
-    Triage(sup, CorpusIndex.of([*corpora, into]), into).run(renderer(sup))
+    try:
+        rerun = run_engine(sup, resources)
+        into = DirectoryCorpus(settings.into or settings.out / "cases")
+        corpora = [ReadOnlyCorpus(DirectoryCorpus(p)) for p in settings.corpus]
+        Triage(sup, CorpusIndex.of([*corpora, into]), into, rerun).run(renderer(sup))
+    finally:
+        if resources is not None:
+            from fuzz.extra.ray_engine import disconnect
+
+            disconnect()
     doc = build_report(sup)
     write_reports(settings.out, doc)
     if not args.quiet:

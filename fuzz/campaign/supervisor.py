@@ -92,6 +92,7 @@ class Slot:
     lane: tuple[str, str] | None = None  # (lane, device) in flight
     since: float = 0.0
     shrinking: str | None = None  # the bucket this worker is shrinking
+    devices: tuple[str, ...] | None = None  # this slot's devices (default: the campaign's)
 
     @property
     def name(self) -> str:
@@ -139,7 +140,7 @@ class Supervisor:
             seed=derive_seed(s.seed, slot.index, slot.incarnation),
             fixes=s.fixes,
             lanes=s.lanes,
-            devices=s.devices,
+            devices=slot.devices or s.devices,
             explore_s=max(0.0, self.deadline - now),
             hard_s=max(0.0, self.hard_deadline - now),
             shrink_budget=self.shrink_budget,

@@ -29,35 +29,44 @@ from fuzz.signature import Signature, signature
 MAX_CONFIRMATIONS = 8
 
 
+Rerun = Callable[[str, str, str], tuple[int | None, bool]]  # (source, lane, device) -> (rc, hung)
+
+
+def local_rerun(sup: Supervisor) -> Rerun:
+    """Crash confirmation on this machine: `python -m fuzz.outcome` in a fresh process."""
+    s = sup.settings
+
+    def rerun(source: str, lane: str, device: str) -> tuple[int | None, bool]:
+        path = s.out / "scratch" / f"confirm-{sha(source)[:12]}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+        cmd = [sys.executable, "-m", "fuzz.outcome", str(path), lane, device, "--fixes", s.fixes]
+        for p in s.plugins:
+            cmd += ["--plugin", p]
+        try:
+            return run_isolated(cmd, child_env(), s.example_timeout)
+        finally:
+            path.unlink(missing_ok=True)
+
+    return rerun
+
+
 class Triage:
-    def __init__(self, sup: Supervisor, index: CorpusIndex, into: DirectoryCorpus):
+    def __init__(
+        self, sup: Supervisor, index: CorpusIndex, into: DirectoryCorpus, rerun: Rerun | None = None
+    ):
         self.sup, self.index, self.into = sup, index, into
+        self.rerun = rerun or local_rerun(sup)
         self.written: dict[Signature, str] = {}
 
     def confirm_crash(self, f: Finding) -> None:
         """Re-run a crash in a fresh process: `flaky` when it does not die (or hang) again."""
-        s, d = self.sup.settings, f.divergences[0]
-        path = s.out / "scratch" / f"confirm-{sha(f.source)[:12]}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f.source)
-        cmd = [
-            sys.executable,
-            "-m",
-            "fuzz.outcome",
-            str(path),
-            d["kind"].split(".")[0],
-            d["device"],
-            "--fixes",
-            s.fixes,
-        ]
-        for p in s.plugins:
-            cmd += ["--plugin", p]
+        d = f.divergences[0]
         start = time.time()
         try:
-            rc, hung = run_isolated(cmd, child_env(), s.example_timeout)
+            rc, hung = self.rerun(f.source, d["kind"].split(".")[0], d["device"])
         finally:
             self.sup.stats.time["crash confirmation"] += time.time() - start
-            path.unlink(missing_ok=True)
         if hung:
             f.confirmation = "reproduced: the re-run hung too"
         elif rc != 0:

@@ -98,8 +98,11 @@ def exception_for(bucket: str) -> type[Diverged]:
 
 
 class Worker:
-    def __init__(self, config: WorkerConfig, send: Callable[[Message], None]):
+    def __init__(
+        self, config: WorkerConfig, send: Callable[[Message], None], node: str | None = None
+    ):
         self.cfg, self.send = config, send
+        self.node = node or socket.gethostname()  # how reports name where it ran
         self.started = time.time()
         self.explore_deadline = self.started + config.explore_s
         self.hard_deadline = self.started + config.hard_s
@@ -135,7 +138,7 @@ class Worker:
         self.send(
             Hello(
                 os.getpid(),
-                socket.gethostname(),
+                self.node,
                 active,
                 fixes.package_versions(),
                 self.unavailable,

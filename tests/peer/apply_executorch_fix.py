@@ -88,12 +88,10 @@ def _tolerate_buck_labels() -> None:
 
 
 def pytest_configure(config):
-    from fixes._registry import installed_version
+    import fixes
 
-    _state["version"] = installed_version("executorch")
+    _state["version"] = fixes.state_for("executorch-specprop").version  # None: not installed
     if os.environ.get("EXECUTORCH_PEER_FIX", "1") != "0":
-        import fixes
-
         (status,) = fixes.apply(["executorch-specprop"])
         _state["status"] = str(status)
     else:

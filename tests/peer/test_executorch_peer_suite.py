@@ -76,6 +76,7 @@ def test_executorch_peer_suite(suite, tmp_path):
     assert run.outcomes, "no tests ran\n" + info  # pytest exit code 5 would also land here
     expected_state = {"upstream": "upstream", "applies": "applied"}[state.state]
     assert f"{FIX} (executorch {state.version}): {expected_state}" in run.output, info
+    assert f"fixes active: {{'{FIX}': '{expected_state}'}}" in run.output, info
     outcomes = {o.outcome for o in run.outcomes.values()}
     assert outcomes <= {"passed", "skipped", "xfailed"}, info
     for o in run.outcomes.values():
@@ -102,6 +103,7 @@ def test_xfails_are_not_caused_by_the_fix(tmp_path):
     )
     info = run.summary()
     assert "left out" in run.output, info
+    assert "fixes active: {}" in run.output, info
     assert run.returncode == 0, info  # a strict xfail that passed without the fix would fail
     assert len(run.outcomes) == len(keys), info
     assert all(o.outcome == "xfailed" for o in run.outcomes.values()), info

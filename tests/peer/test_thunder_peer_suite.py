@@ -56,7 +56,7 @@ def _header(run: UpstreamRun) -> str:
     return "\n".join(
         ln
         for ln in run.stdout.splitlines()
-        if ln.startswith(("thunder-symbolic-cache:", "pytest-benchmark:"))
+        if ln.startswith(("thunder-symbolic-cache:", "pytest-benchmark:", "fixes active:"))
     )
 
 
@@ -67,6 +67,7 @@ def test_upstream_symbolic_values_tests_with_fix(tmp_path):
     log = run.stdout[-6000:]
     header = _header(run)
     assert "applied" in header, header
+    assert f"fixes active: {{'{FIX}': 'applied'}}" in header, header
     assert out, f"no upstream test ran:\n{log}"
     for name in XFAIL_WITH_FIX:
         assert out.get(name) == "xfailed", f"{name}: {out.get(name)} (expected xfail)\n{log}"
@@ -83,7 +84,8 @@ def test_upstream_symbolic_values_tests_stock(tmp_path):
     run = _run_upstream(tmp_path, fix=False)
     out = {name: o.outcome for name, o in run.outcomes.items()}
     log = run.stdout[-6000:]
-    assert "off (stock Thunder)" in _header(run), _header(run)
+    header = _header(run)
+    assert "off (stock Thunder)" in header and "fixes active: {}" in header, header
     bad = {n: o for n, o in out.items() if o not in ("passed", "skipped")}
     assert not bad, f"upstream tests fail on stock Thunder here: {bad}\n{log}"
     # The tests we mark xfail with the fix do pass on stock Thunder (their expectation is

@@ -51,6 +51,9 @@ from packaging.version import Version
 from fixes._patching import Patch, apply_all, restore_all
 from fixes._registry import Fix, register
 
+# torch and ExecuTorch are imported inside the functions that use them: `import fixes`
+# must not import either (the fix is only installed where executorch < 1.1 is present).
+
 NAME = "executorch-specprop"
 
 # The old per-node hooks that the fixed pass does not have (it re-traces with a plain
@@ -111,7 +114,6 @@ def install() -> None:
     global _installed
     if _installed is not None:
         return
-    # ExecuTorch is imported here, not at module top: fixes must import without it.
     import torch
     from executorch.exir.delegate import executorch_call_delegate
     from executorch.exir.pass_base import ExportPass

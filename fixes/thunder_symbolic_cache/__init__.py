@@ -63,6 +63,9 @@ Modules
 * `patches`: the patch table, `install()` and `uninstall()` (and the two Thunder helpers
   adjusted so they do not create pins or decisions that the replay makes unnecessary).
 
+Importing the package does not import Thunder: the modules import it inside the functions
+that run once the fix is installed (or while a trace is recorded).
+
 Not covered / limits: decisions on values that never pass through a NumberProxy (rank,
 dtype, device, requires_grad: the stock prologue checks those); decisions taken by
 Thunder's passes after tracing other than the alias handling (autograd, executor

@@ -1,7 +1,10 @@
 """Run an upstream test module from an installed wheel in a subprocess; read its JUnit XML.
 
 Used by both peer suites (test_thunder_peer_suite.py, test_executorch_peer_suite.py).
-The inner pytest runs `sys.executable -m pytest ... --pyargs <module>` with
+A subprocess, not `fixes.applied(...)` in this process: the upstream suite is a pytest
+session of its own (its conftest, plugins and options must not mix with this one), and
+the peer plugin applies the fix in `pytest_configure`, before the upstream test modules
+are imported. The inner pytest runs `sys.executable -m pytest ... --pyargs <module>` with
 
 * cwd and `--rootdir` in `tmp_path`: this repo's pyproject pytest settings do not apply
   to the upstream tests;

@@ -20,6 +20,7 @@ from packaging.version import Version
 
 import fixes
 from fixes import _registry
+from fixes._patching import ABSENT
 
 ROOT = Path(__file__).resolve().parents[2]
 THUNDER_FIX = "thunder-symbolic-cache"
@@ -230,11 +231,11 @@ def test_thunder_fix_round_trip_restores_every_patched_object():
             # The table wraps the real originals (not a previous round's wrappers).
             for p in table:
                 if p.item:
-                    assert p.original is stock["lookasides"].get(p.name, p.original)
+                    assert p.original is stock["lookasides"].get(p.name, ABSENT), p
                 elif isinstance(p.owner, type):
-                    assert p.original is stock["classes"][p.owner].get(p.name, p.original)
+                    assert p.original is stock["classes"][p.owner].get(p.name, ABSENT), p
                 else:
-                    assert p.original is stock["attrs"][(p.owner, p.name)]
+                    assert p.original is stock["attrs"][(p.owner, p.name)], p
             patched = _thunder_targets()
             assert (
                 patched["classes"][NumberProxy]["__bool__"]
@@ -290,7 +291,7 @@ def test_executorch_fix_round_trip_restores_the_class():
             assert all(p.is_applied() for p in table)
             removed = {p.name: p.original for p in table if p.name in es.OLD_HOOKS}
             assert removed == {h: stock[h] for h in es.OLD_HOOKS if h in stock}
-            assert all(p.original is stock.get(p.name, p.original) for p in table)
+            assert all(p.original is stock.get(p.name, ABSENT) for p in table)
 
         rounds = [(es.install, es.uninstall)] * 2
         if state.state == "applies":

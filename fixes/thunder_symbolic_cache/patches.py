@@ -13,9 +13,13 @@ The recording code never runs under Thunder's interpreter: the wrappers that the
 interpreter may step through (the conversions, the operator helpers) call the originals
 and then `recorder._record_*` functions that are registered as opaque lookasides
 (interpreting them would be slow and would see interpreter frames instead of the
-reader's). Those wrappers reach them through closure cells, not module globals: an
-interpreted LOAD_GLOBAL costs the interpreter milliseconds. This is why every
-replacement is made by a factory below that receives what it calls as arguments.
+reader's). Those wrappers reach the originals and the `_record_*` functions through
+closure cells, not module globals: an interpreted LOAD_GLOBAL costs the interpreter
+milliseconds. So each replacement is made by a factory below from the original, and the
+factories of those wrappers bind the `_record_*` function into a closure cell too. The
+other replacements always run as plain Python (symbols, lookasides and the interpreter's
+own `JitCtx.proxify` are called, not interpreted; the tracing entry points run outside
+the interpreter) and may use globals.
 
 Two Thunder helpers are adjusted so that they do not create pins or decisions that the
 replay makes unnecessary:

@@ -34,6 +34,11 @@ Design (the one upstream adopted in 1.1)
     and every `isinstance(p, SpecPropPass)` check sees the fixed pass.
     `update_placeholder_tensor_specs` is unchanged.
 
+    The changes are one patch table (`fixes._patching`): the hooks deleted, `__call__`,
+    `call` and the `MARKER` attribute set. `install()` applies it and keeps it
+    (`installed_patches()`, for inspection); `uninstall()` puts the removed hooks and the
+    original methods back (and removes what the class did not have).
+
 Upstream: https://github.com/pytorch/executorch/pull/15485 (released in executorch 1.1.0).
 """
 
@@ -43,12 +48,16 @@ import operator
 
 from packaging.version import Version
 
+from fixes._patching import Patch, apply_all, restore_all
 from fixes._registry import Fix, register
+
+# torch and ExecuTorch are imported inside the functions that use them: `import fixes`
+# must not import either (the fix is only installed where executorch < 1.1 is present).
 
 NAME = "executorch-specprop"
 
 # The old per-node hooks that the fixed pass does not have (it re-traces with a plain
-# ExportPass instead). Kept here after install, for inspection.
+# ExportPass instead).
 OLD_HOOKS = (
     "on_attr",
     "placeholder",
@@ -60,9 +69,15 @@ OLD_HOOKS = (
     "call_delegate",
     "output",
 )
-_removed_hooks: dict[str, object] = {}
 
 MARKER = "_fuzz_specprop_backport"
+
+_installed: list[Patch] | None = None  # the applied table, None when not installed
+
+
+def installed_patches() -> tuple[Patch, ...]:
+    """The applied patch table (empty when the fix is not installed)."""
+    return tuple(_installed or ())
 
 
 def _spec_of(arg, make_spec):
@@ -94,7 +109,11 @@ def _assign_spec(node, make_spec, call_delegate) -> None:
         node.meta["spec"] = pytree.tree_map(make_spec, val)
 
 
-def _install() -> None:
+def install() -> None:
+    """Patches `SpecPropPass` in place (a second call is a no-op)."""
+    global _installed
+    if _installed is not None:
+        return
     import torch
     from executorch.exir.delegate import executorch_call_delegate
     from executorch.exir.pass_base import ExportPass
@@ -119,15 +138,25 @@ def _install() -> None:
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
         return self(graph_module)
 
-    for hook in OLD_HOOKS:
-        if hook in cls.__dict__:
-            _removed_hooks[hook] = cls.__dict__[hook]
-            delattr(cls, hook)
     __call__.__qualname__ = f"{cls.__qualname__}.__call__"
     call.__qualname__ = f"{cls.__qualname__}.call"
-    cls.__call__ = __call__
-    cls.call = call
-    setattr(cls, MARKER, True)
+    table = [
+        *(Patch.delete(cls, hook) for hook in OLD_HOOKS if hook in cls.__dict__),
+        Patch.set(cls, "__call__", __call__),
+        Patch.set(cls, "call", call),
+        Patch.set(cls, MARKER, True),
+    ]
+    apply_all(table)
+    _installed = table
+
+
+def uninstall() -> None:
+    """Restores `SpecPropPass` exactly: the removed hooks and the original methods."""
+    global _installed
+    if _installed is None:
+        return
+    restore_all(_installed)
+    _installed = None
 
 
 FIX = register(
@@ -143,6 +172,7 @@ FIX = register(
         versions="<1.1",
         covers=lambda v: v < Version("1.1"),
         already_fixed=lambda v: v >= Version("1.1"),
-        install=_install,
+        install=install,
+        uninstall=uninstall,
     )
 )

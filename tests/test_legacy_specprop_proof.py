@@ -61,9 +61,9 @@ CORPUS_CASE = ROOT / "corpus" / "executorch_specprop_unbacked_bound.py"
 
 
 def _executorch_version() -> Version | None:
-    from fixes._registry import installed_version
+    import fixes
 
-    return installed_version("executorch")
+    return fixes.state_for("executorch-specprop").version
 
 
 _VERSION = _executorch_version()

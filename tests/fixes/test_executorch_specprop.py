@@ -1,8 +1,10 @@
 """The `executorch-specprop` fix (SpecPropPass double tracing, executorch < 1.1).
 
-The fix is a process-wide monkeypatch, so every "without fix" / "with fix" observation
-runs in its own subprocess (this file, run as a script, with `sys.executable`): test
-order and xdist placement do not matter, and the pytest process itself never applies it.
+Every "without fix" / "with fix" observation runs in this process with exactly that
+state, switched by `fixes.applied(...)` (the fix patches the `SpecPropPass` class in
+place and `fixes.remove` restores it exactly; the previous state comes back after the
+block). Reports are computed once per process and cached: test order and xdist
+placement do not matter.
 
 Programs (x: float32 (s, 3) with s = Dim.AUTO(min=2, max=8), non-strict export):
   * base:      y = fuzz.positive_head(x, 10); return y * 2
@@ -23,72 +25,64 @@ from __future__ import annotations
 import functools
 import json
 import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXED_IN = Version("1.1")
-LEGACY = Version("1.0.1")
-TIMEOUT_S = 300
+import fixes
+
+FIX = "executorch-specprop"
 
 
-def _executorch_version() -> Version | None:
-    from fixes._registry import installed_version
-
-    return installed_version("executorch")
+def _require(*states: str) -> None:
+    """Skip unless the fix's state here is one of `states` ("applies": executorch < 1.1,
+    the buggy pass, e.g. the legacy lane's 1.0.1; "upstream": 1.1+)."""
+    state = fixes.state_for(FIX)
+    if state.state not in states:
+        pytest.skip(str(state))
 
 
 def _require_legacy() -> None:
-    v = _executorch_version()
-    if v is None:
-        pytest.skip("executorch is not installed")
-    if v != LEGACY:
-        pytest.skip(f"needs executorch {LEGACY} (the buggy pass); {v} is installed")
+    _require("applies")
 
 
 def _require_fixed_upstream() -> None:
-    v = _executorch_version()
-    if v is None:
-        pytest.skip("executorch is not installed")
-    if v < FIXED_IN:
-        pytest.skip(f"needs executorch >= {FIXED_IN} (fix upstream); {v} is installed")
+    _require("upstream")
 
 
 def _require_executorch() -> None:
-    if _executorch_version() is None:
-        pytest.skip("executorch is not installed")
+    _require("applies", "upstream")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def flatc_on_path():
+    """executorch 1.0.1 serializes programs with the `flatc` its wheel installs next to
+    the interpreter."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(
+            "PATH", os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+        )
+        yield
 
 
 @functools.cache
 def _probe(mode: str, fix: bool) -> dict:
-    """Run this file as a script in a fresh interpreter; returns its JSON report."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    # executorch 1.0.1 serializes with the `flatc` its wheel puts next to the interpreter.
-    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
-    env.pop("FUZZ_FIXES", None)
-    cmd = [sys.executable, str(Path(__file__).resolve()), mode, "fix" if fix else "nofix"]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT ")]
-    if proc.returncode != 0 or not lines:
-        raise AssertionError(
-            f"probe {mode}/{fix} failed (rc={proc.returncode})\n"
-            f"stdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}"
-        )
-    return json.loads(lines[-1][len("REPORT ") :])
+    """The report of `mode` with exactly the fix applied (`fix`) or no fix at all, as
+    plain JSON data (what the assertions compare: lists, numbers, strings)."""
+    import warnings
+
+    with warnings.catch_warnings(), fixes.applied([FIX] if fix else "off") as statuses:
+        warnings.simplefilter("ignore")
+        report = _observe(mode, [str(s) for s in statuses] if fix else [])
+    return json.loads(json.dumps(report, default=str))
 
 
 # --------------------------------------------------------------------------- registry
 
 
 def test_fix_is_registered_with_its_version_range():
-    import fixes
-
-    fix = fixes.all_fixes()["executorch-specprop"]
+    fix = fixes.all_fixes()[FIX]
     assert fix.package == "executorch"
     assert fix.upstream == "https://github.com/pytorch/executorch/pull/15485"
     assert fix.versions == "<1.1"
@@ -218,26 +212,59 @@ def test_control_flow_specs_under_the_fix():
     assert report["while"] == {"spec_len": 2, "upper": 10}, report
 
 
-# =================================================================== subprocess side
+# ===================================================================== observations
 
 
-def _main(argv: list[str]) -> None:  # pragma: no cover - runs in a subprocess
+@functools.cache
+def _unbounded_library():
+    """`fuzz_specprop_test::unbounded`: a data-dependent op whose fake kernel states no
+    bound (defined once per process; the Library object is kept alive by the cache)."""
+    import torch
+
+    lib = torch.library.Library("fuzz_specprop_test", "DEF")
+    lib.define("unbounded(Tensor x) -> Tensor")
+    lib.define("unbounded.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)")
+
+    def _unbounded(t):
+        flat = t.reshape(-1)
+        return flat[flat > 0].clone()
+
+    def _unbounded_out(t, *, out):
+        v = _unbounded(t)
+        out.resize_(v.shape)
+        return out.copy_(v)
+
+    torch.library.impl("fuzz_specprop_test::unbounded", "CompositeExplicitAutograd", lib=lib)(
+        _unbounded
+    )
+    torch.library.impl("fuzz_specprop_test::unbounded.out", "CompositeExplicitAutograd", lib=lib)(
+        _unbounded_out
+    )
+
+    @torch.library.register_fake("fuzz_specprop_test::unbounded", lib=lib)
+    def _unbounded_fake(t):
+        return t.new_empty((torch.library.get_ctx().new_dynamic_size(),))
+
+    @torch.library.register_fake("fuzz_specprop_test::unbounded.out", lib=lib)
+    def _unbounded_out_fake(t, *, out):
+        return out
+
+    return lib
+
+
+def _observe(mode: str, status: list[str]) -> dict:
+    """What SpecPropPass and to_executorch do on the programs of `mode`, with whatever
+    fix state the caller set."""
     import copy
     import operator
 
     import torch
-    from torch.export import Dim, export
-
-    import fixes
-    import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz)
-
-    mode, fix = argv[0], argv[1] == "fix"
-    status = [str(s) for s in fixes.apply(["executorch-specprop"])] if fix else []
-
     from executorch.exir import to_edge
     from executorch.exir.passes import spec_prop_pass
     from executorch.exir.sym_util import eval_upper_bound
+    from torch.export import Dim, export
 
+    import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz)
     from fixes import executorch_specprop as es
 
     def upper(d):
@@ -261,33 +288,7 @@ def _main(argv: list[str]) -> None:  # pragma: no cover - runs in a subprocess
     report["patched"] = bool(getattr(cls, es.MARKER, False))
 
     if mode == "plan":
-        lib = torch.library.Library("fuzz_specprop_test", "DEF")
-        lib.define("unbounded(Tensor x) -> Tensor")
-        lib.define("unbounded.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)")
-
-        def _unbounded(t):
-            flat = t.reshape(-1)
-            return flat[flat > 0].clone()
-
-        def _unbounded_out(t, *, out):
-            v = _unbounded(t)
-            out.resize_(v.shape)
-            return out.copy_(v)
-
-        torch.library.impl("fuzz_specprop_test::unbounded", "CompositeExplicitAutograd", lib=lib)(
-            _unbounded
-        )
-        torch.library.impl(
-            "fuzz_specprop_test::unbounded.out", "CompositeExplicitAutograd", lib=lib
-        )(_unbounded_out)
-
-        @torch.library.register_fake("fuzz_specprop_test::unbounded", lib=lib)
-        def _unbounded_fake(t):
-            return t.new_empty((torch.library.get_ctx().new_dynamic_size(),))
-
-        @torch.library.register_fake("fuzz_specprop_test::unbounded.out", lib=lib)
-        def _unbounded_out_fake(t, *, out):
-            return out
+        _unbounded_library()
 
         class Base(torch.nn.Module):
             def forward(self, x):
@@ -428,10 +429,5 @@ def _main(argv: list[str]) -> None:  # pragma: no cover - runs in a subprocess
                 except Exception as e:  # noqa: BLE001
                     report[name]["lowered"] = f"{type(e).__name__}: {e}"[:500]
     else:
-        raise SystemExit(f"unknown mode {mode}")
-
-    print("REPORT " + json.dumps(report, default=str), flush=True)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    _main(sys.argv[1:])
+        raise ValueError(f"unknown mode {mode}")
+    return report

@@ -1,9 +1,11 @@
 """The `thunder-symbolic-cache` fix (Thunder 0.2.6, `cache="symbolic values"` unsound hits).
 
-The fix is a process-wide monkeypatch, so every observation of stock or fixed Thunder
-runs in its own subprocess (this file, run as a script with `fix` or `nofix`, prints one
-JSON report). What the pytest process itself has applied (the repo's `--fixes` switch)
-does not matter to these tests.
+Stock and fixed Thunder are observed in this process, one after the other, by switching
+the fix with `fixes.applied(...)` (exactly that fix, or "off"; the previous state comes
+back after the block). Each observation jits its functions afresh, so no cache entry is
+shared between the two; the reports are computed once per process and cached. What the
+pytest process itself has applied (the repo's `--fixes` switch) does not matter to
+these tests.
 
 Each case jits a function with `cache="symbolic values"`, calls it with `first`, then
 with `second`, and records: whether the second call hit, its result against eager, and
@@ -38,23 +40,18 @@ gate refuses other Thunder versions.
 from __future__ import annotations
 
 import functools
-import json
 import math
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT_S = 400
+import fixes
+
 FIX = "thunder-symbolic-cache"
 
 
 # ------------------------------------------------------------------------------------
-# The programs (module level, so the subprocess and the docs share them)
+# The programs
 # ------------------------------------------------------------------------------------
 
 
@@ -209,7 +206,7 @@ FRESH_TRACE_FAILS = {"alias_shape_flip"}
 
 
 # ------------------------------------------------------------------------------------
-# Subprocess side
+# Observations
 # ------------------------------------------------------------------------------------
 
 
@@ -309,12 +306,11 @@ def _idempotence() -> dict:
     from thunder.core.proxies import NumberProxy
     from thunder.core.symbol import Symbol
 
-    import fixes
     import fixes.thunder_symbolic_cache as mod
 
     before = (NumberProxy.__bool__, Symbol.__call__, NumberProxy.__dict__["value"])
     again = [str(s) for s in fixes.apply([FIX])]
-    mod._install()  # a direct second install is a no-op too
+    mod.install()  # a direct second install is a no-op too
     after = (NumberProxy.__bool__, Symbol.__call__, NumberProxy.__dict__["value"])
     return {"same_patches": before == after, "status": again, "active": fixes.active()}
 
@@ -343,25 +339,25 @@ def _broken_recording() -> dict:
     }
 
 
-def _main(mode: str) -> None:
+@functools.cache
+def _probe(mode: str) -> dict:
+    """Every case observed on stock Thunder ("nofix") or with the fix ("fix")."""
     import warnings
 
-    warnings.filterwarnings("ignore")
-    sys.path.insert(0, str(ROOT))
     from fixes.compat_thunder_named_tensor import import_thunder
 
     import_thunder()
     report: dict = {}
-    if mode == "fix":
-        import fixes
-
-        report["status"] = [str(s) for s in fixes.apply([FIX])]
-    flip, keep = _inputs()
-    report["cases"] = {name: _observe(*spec) for name, spec in {**flip, **keep}.items()}
-    if mode == "fix":
-        report["idempotence"] = _idempotence()
-        report["broken_recording"] = _broken_recording()
-    print("REPORT " + json.dumps(report))
+    with warnings.catch_warnings(), fixes.applied([FIX] if mode == "fix" else "off") as st:
+        warnings.simplefilter("ignore")
+        if mode == "fix":
+            report["status"] = [str(s) for s in st]
+        flip, keep = _inputs()
+        report["cases"] = {name: _observe(*spec) for name, spec in {**flip, **keep}.items()}
+        if mode == "fix":
+            report["idempotence"] = _idempotence()
+            report["broken_recording"] = _broken_recording()
+    return report
 
 
 # ------------------------------------------------------------------------------------
@@ -370,33 +366,9 @@ def _main(mode: str) -> None:
 
 
 def _require_thunder_026():
-    from packaging.version import Version
-
-    from fixes._registry import installed_version
-
-    v = installed_version("lightning-thunder")
-    if v is None:
-        pytest.skip("lightning-thunder is not installed")
-    if v != Version("0.2.6"):
-        pytest.skip(f"the fix covers lightning-thunder 0.2.6; {v} is installed")
-
-
-@functools.cache
-def _probe(mode: str) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.pop("FUZZ_FIXES", None)
-    proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), mode],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
-    )  # fmt: skip
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT ")]
-    if proc.returncode != 0 or not lines:
-        raise AssertionError(
-            f"probe {mode} failed (rc={proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
-        )
-    return json.loads(lines[-1][len("REPORT ") :])
+    state = fixes.state_for(FIX)  # "applies": lightning-thunder 0.2.6 is installed
+    if state.state != "applies":
+        pytest.skip(str(state))
 
 
 def _case(mode: str, name: str) -> dict:
@@ -489,8 +461,6 @@ def test_recording_failure_pins_everything():
 def test_registration_and_versions():
     from packaging.version import Version
 
-    import fixes
-
     fix = fixes.all_fixes()[FIX]
     assert fix.package == "lightning-thunder"
     assert fix.upstream.endswith("lightning-thunder/issues/1525")
@@ -504,15 +474,11 @@ def test_uncovered_version_raises(monkeypatch):
     """Applying on another Thunder version refuses before installing anything."""
     from packaging.version import Version
 
-    import fixes
     from fixes import _registry
 
     monkeypatch.setattr(_registry, "_STATUS", {})
     monkeypatch.setattr(_registry, "installed_version", lambda package: Version("0.2.7"))
+    assert fixes.state_for(FIX).state == "uncovered"
     with pytest.raises(fixes.FixError, match="0.2.7"):
         fixes.apply([FIX])
     assert FIX not in _registry._STATUS
-
-
-if __name__ == "__main__":
-    _main(sys.argv[1] if len(sys.argv) > 1 else "fix")

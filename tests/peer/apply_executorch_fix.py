@@ -6,7 +6,8 @@ installed wheel (`--pyargs executorch.exir.tests.test_passes ...`).
 
 * `pytest_configure` applies `fixes.apply(["executorch-specprop"])` before any test
   module is imported: the backport on executorch 1.0.x, an "upstream" no-op on 1.1+.
-  The state is printed in the header and the terminal summary. `EXECUTORCH_PEER_FIX=0`
+  The state is printed in the header and the terminal summary (with every fix active in
+  the run). `EXECUTORCH_PEER_FIX=0`
   leaves the fix out (the peer suite uses it to show that the xfails below are not caused by it).
 * C++ libraries that upstream's Buck build links into these tests are not in the pip
   wheel:
@@ -88,12 +89,10 @@ def _tolerate_buck_labels() -> None:
 
 
 def pytest_configure(config):
-    from fixes._registry import installed_version
+    import fixes
 
-    _state["version"] = installed_version("executorch")
+    _state["version"] = fixes.state_for("executorch-specprop").version  # None: not installed
     if os.environ.get("EXECUTORCH_PEER_FIX", "1") != "0":
-        import fixes
-
         (status,) = fixes.apply(["executorch-specprop"])
         _state["status"] = str(status)
     else:
@@ -129,8 +128,13 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter):
-    # Also in the summary: the header is not printed under -q.
+    import fixes
+
+    # Also in the summary: the header is not printed under -q. Every fix applied in this
+    # run: only this plugin may apply one (tests/peer/upstream.py keeps the repo's
+    # conftest.py, which applies every fix, out of it).
     terminalreporter.write_line(f"fix {_state.get('status')}")
+    terminalreporter.write_line(f"fixes active: {fixes.active()}")
     if MISSING_LIBRARIES:
         terminalreporter.write_line(
             "C++ libraries requested by upstream tests but not shipped (loading skipped): "

@@ -7,7 +7,7 @@ installed wheel (`--pyargs thunder.tests.test_jit_general -k cache_symbolic_valu
 * `pytest_configure` installs the torch 2.13 import compat for Thunder 0.2.6 (always:
   without it `import thunder` fails) and, unless THUNDER_PEER_FIX=off, applies
   `fixes.apply(["thunder-symbolic-cache"])` before any Thunder test module is imported.
-  The state goes into the report header.
+  The state goes into the report header, with every fix active in the run.
 * Thunder's `thunder/tests/conftest.py` imports `pytest_benchmark` (and
   `thunder.dynamo.compiler_graph_benchmark` imports `pytest_benchmark.fixture`), so no
   Thunder test can be collected without the pytest-benchmark package. When it is not
@@ -113,7 +113,11 @@ def pytest_configure(config):
 
 
 def pytest_report_header(config):
-    return [f"{k}: {v}" for k, v in _state.items()]
+    import fixes
+
+    # Every fix applied in this run: only this plugin may apply one (tests/peer/upstream.py
+    # keeps the repo's conftest.py, which applies every fix, out of it).
+    return [f"{k}: {v}" for k, v in _state.items()] + [f"fixes active: {fixes.active()}"]
 
 
 def pytest_collection_modifyitems(config, items):

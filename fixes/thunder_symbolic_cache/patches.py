@@ -1,0 +1,380 @@
+"""The patch table: what the fix replaces in Thunder, applied by `install()` and undone
+exactly by `uninstall()`.
+
+Each entry (`fixes._patching.Patch`) is an owner object, an attribute name (or a key of
+Thunder's lookaside map), the original and the replacement; `install()` builds the table
+from the objects it finds, applies it, and keeps it (`installed_patches()`);
+`uninstall()` puts every original back, removes the lookaside entries it added, and
+restores `value._BENIGN_CODES` / `_PASS_THROUGH_CODES` to what they held before. Nothing
+in site-packages is modified, and the patches do nothing outside
+`cache="symbolic values"` tracing. Do not uninstall while a trace is being built.
+
+The recording code never runs under Thunder's interpreter: the wrappers that the
+interpreter may step through (the conversions, the operator helpers) call the originals
+and then `recorder._record_*` functions that are registered as opaque lookasides
+(interpreting them would be slow and would see interpreter frames instead of the
+reader's). Those wrappers reach the originals and the `_record_*` functions through
+closure cells, not module globals: an interpreted LOAD_GLOBAL costs the interpreter
+milliseconds. So each replacement is made by a factory below from the original, and the
+factories of those wrappers bind the `_record_*` function into a closure cell too. The
+other replacements always run as plain Python (symbols, lookasides and the interpreter's
+own `JitCtx.proxify` are called, not interpreted; the tracing entry points run outside
+the interpreter) and may use globals.
+
+Two Thunder helpers are adjusted so that they do not create pins or decisions that the
+replay makes unnecessary:
+* the interpreter's `bool` lookaside no longer marks the proxy static while recording (the
+  `__bool__` decision is replayed instead): `if s > 0` then admits any positive `s`,
+  where stock Thunder pins `s` to its traced value;
+* `utils.same_shape` compares lengths first: `tuple(a) == tuple(b)` compares elements
+  before lengths, which records a spurious `b[0] == a[0]` when a 1-D shape is compared
+  with a 2-D one during broadcasting.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+from fixes._patching import Patch, apply_all, restore_all
+from fixes.thunder_symbolic_cache.recorder import (
+    _current,
+    _local,
+    _record_binary,
+    _record_observation,
+    _record_unary,
+    _Recorder,
+)
+from fixes.thunder_symbolic_cache.value import (
+    _BENIGN_CODES,
+    _PASS_THROUGH_CODES,
+    _benign_code_objects,
+    _codes_of,
+    _interpreted_value_get,
+    _RecordedValue,
+)
+
+_lock = threading.Lock()
+_installed: list[Patch] | None = None  # the applied table, None when not installed
+_codes_before: tuple[set, set] = (set(), set())
+
+
+def installed_patches() -> tuple[Patch, ...]:
+    """The applied patch table (empty when the fix is not installed)."""
+    return tuple(_installed or ())
+
+
+def install() -> None:
+    """Applies the patch table once (a second call is a no-op)."""
+    global _installed, _codes_before
+    with _lock:
+        if _installed is not None:
+            return
+        # Thunder is imported here, not at module top: fixes must import without Thunder.
+        from fixes.compat_thunder_named_tensor import import_thunder
+
+        thunder = import_thunder()
+        import thunder.core.jit_ext as jit_ext
+        import thunder.core.prims as prims
+        import thunder.core.proxies as proxies
+        import thunder.core.utils as tutils
+
+        table = _table(thunder, jit_ext, proxies, tutils)
+        # Collected before anything is patched: the original method code objects.
+        _codes_before = (set(_BENIGN_CODES), set(_PASS_THROUGH_CODES))
+        _BENIGN_CODES.update(_benign_code_objects(prims, proxies.NumberProxy))
+        _PASS_THROUGH_CODES.update(
+            _codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value)
+        )
+        try:
+            apply_all(table)
+        except BaseException:
+            _restore_codes()
+            raise
+        _installed = table
+
+
+def uninstall() -> None:
+    """Puts back every original the table replaced (a no-op when not installed)."""
+    global _installed
+    with _lock:
+        if _installed is None:
+            return
+        restore_all(_installed)
+        _restore_codes()
+        _local.pending = None
+        _installed = None
+
+
+def _restore_codes() -> None:
+    benign, pass_through = _codes_before
+    _BENIGN_CODES.clear()
+    _BENIGN_CODES.update(benign)
+    _PASS_THROUGH_CODES.clear()
+    _PASS_THROUGH_CODES.update(pass_through)
+
+
+def _table(thunder, jit_ext, proxies, tutils) -> list[Patch]:
+    from thunder.core.compile_data import get_cache_option
+    from thunder.core.options import CACHE_OPTIONS
+    from thunder.core.symbol import Symbol
+
+    NumberProxy, IntegerProxy, TensorProxy = (
+        proxies.NumberProxy,
+        proxies.IntegerProxy,
+        proxies.TensorProxy,
+    )
+    lookasides = jit_ext._general_jit_lookaside_map
+
+    def symbolic() -> bool:
+        return get_cache_option() is CACHE_OPTIONS.SYMBOLIC_VALUES
+
+    general_jit = _recording_general_jit(
+        jit_ext.thunder_general_jit, symbolic, NumberProxy, TensorProxy
+    )
+    return [
+        # 0. The recording entry points, always run as plain Python (opaque lookasides).
+        *(
+            Patch.set(lookasides, record, jit_ext.interpreter_needs_wrap(record), item=True)
+            for record in (_record_observation, _record_unary, _record_binary)
+        ),
+        # 1. Conversions: the value Python observes.
+        *(
+            Patch.wrap(cls, attr, functools.partial(_observing, kind, _record_observation))
+            for cls, attr, kind in (
+                (NumberProxy, "__bool__", "bool"),
+                (NumberProxy, "__int__", "int"),
+                (NumberProxy, "__float__", "float"),
+                (NumberProxy, "__complex__", "complex"),
+                (NumberProxy, "__hash__", "hash"),
+                (IntegerProxy, "__index__", "index"),
+            )
+        ),
+        # 2. Python operators on proxies: the exact Python function is passed in as `fn`.
+        Patch.wrap(NumberProxy, "_elementwise_binary_helper", _binary_helper),
+        Patch.wrap(NumberProxy, "_elementwise_unary_helper", _unary_helper),
+        # 3. Numbers made by any other symbol (direct prim calls inside Thunder): remember
+        #    their inputs so a decision on them can at least pin those inputs. (Symbols are
+        #    always called as plain Python: the interpreter looks them aside.)
+        Patch.wrap(Symbol, "__call__", _symbol_call),
+        # 4. Every input the interpreter proxifies (number inputs, tensor sizes), so that the
+        #    fallback "pin every symbolic input" really covers all of them.
+        Patch.wrap(jit_ext.JitCtx, "proxify", _proxify_and_register),
+        # 5. Direct `.value` reads outside value propagation (see `value`): the descriptor,
+        #    and the lookaside for its `__get__` when the interpreter runs the reader.
+        Patch.set(NumberProxy, "value", _RecordedValue()),
+        Patch.set(
+            lookasides,
+            _RecordedValue.__get__,
+            jit_ext.interpreter_needs_wrap(_interpreted_value_get),
+            item=True,
+        ),
+        # 6. `bool()` in interpreted code (see the module docstring).
+        Patch.wrap(
+            lookasides,
+            bool,
+            functools.partial(_bool_lookaside_without_static_pin, NumberProxy),
+            item=True,
+        ),
+        # 7. `utils.same_shape`: lengths first (see the module docstring).
+        Patch.wrap(tutils, "same_shape", _same_shape_lengths_first),
+        # 8. The recording window, and the prologue check.
+        Patch.set(jit_ext, "thunder_general_jit", general_jit),
+        # acquire_initial_trace looks it up here:
+        Patch.set(thunder, "thunder_general_jit", general_jit),
+        Patch.wrap(jit_ext, "propagate_constraints", _propagate_without_recording),
+        Patch.wrap(
+            jit_ext,
+            "unpack_inputs",
+            functools.partial(_unpack_inputs_with_decisions, thunder),
+        ),
+        # 9. Thunder's input-alias handling (the cache entry's builder looks it up here).
+        Patch.wrap(
+            thunder, "insert_alias_updates", functools.partial(_alias_updates_recorded, symbolic)
+        ),
+    ]
+
+
+# ------------------------------------------------------------------------------------
+# The replacements. Each factory gets the original and returns its replacement.
+# ------------------------------------------------------------------------------------
+
+
+def _observing(kind, record_observation, original):
+    @functools.wraps(original)
+    def method(self, *args):
+        result = original(self, *args)
+        record_observation(kind, self, result)
+        return result
+
+    return method
+
+
+def _binary_helper(original):
+    bin_helper = original.__func__  # a staticmethod in the class dict
+    record_binary = _record_binary  # a closure cell (see the module docstring)
+
+    @functools.wraps(bin_helper)
+    def binary_helper(a, b, name, fn, type_promotion_kind=None):
+        result = bin_helper(a, b, name, fn, type_promotion_kind)
+        record_binary(result, fn, a, b)
+        return result
+
+    return staticmethod(binary_helper)
+
+
+def _unary_helper(original):
+    un_helper = original.__func__
+    record_unary = _record_unary  # a closure cell
+
+    @functools.wraps(un_helper)
+    def unary_helper(a, name, fn, type_promotion_kind=None):
+        result = un_helper(a, name, fn, type_promotion_kind)
+        record_unary(result, fn, a)
+        return result
+
+    return staticmethod(unary_helper)
+
+
+def _symbol_call(sym_call):
+    @functools.wraps(sym_call)
+    def symbol_call(self, *args, **kwargs):
+        result = sym_call(self, *args, **kwargs)
+        rec = _current()
+        if rec is not None:
+            rec.guarded(rec.derive_from_symbol, self, args, kwargs, result)
+        return result
+
+    return symbol_call
+
+
+def _proxify_and_register(proxify):
+    @functools.wraps(proxify)
+    def proxify_and_register(self, value):
+        p = proxify(self, value)
+        rec = _current()
+        if rec is not None:
+            rec.guarded(rec.add_input, p)
+        return p
+
+    return proxify_and_register
+
+
+def _bool_lookaside_without_static_pin(NumberProxy, bool_lookaside):
+    """`bool()` in interpreted code: Thunder's lookaside marks the proxy static, and
+    propagate_constraints then pins every number input it derives from to its exact value
+    (or nothing at all when the chain goes through prims.shape). The decision itself is
+    recorded by `NumberProxy.__bool__` and replayed, so while recording we keep the proxy's
+    constraint as it was: `if s > 0` then admits any positive `s`."""
+
+    @functools.wraps(bool_lookaside)
+    def bool_lookaside_without_static_pin(wrapped_x):
+        x = getattr(wrapped_x, "value", None)
+        if _current() is None or not isinstance(x, NumberProxy) or x.is_dynamic():
+            return bool_lookaside(wrapped_x)  # (also raises for dynamic proxies, as before)
+        constraint = x.constraint
+        try:
+            return bool_lookaside(wrapped_x)
+        finally:
+            x.constraint = constraint
+
+    return bool_lookaside_without_static_pin
+
+
+def _same_shape_lengths_first(same_shape):
+    """`utils.same_shape(a, b)` is `tuple(a) == tuple(b)`. CPython compares tuples element
+    by element before it looks at their lengths, so broadcasting (1-D `b` against 2-D `a`)
+    records `b[0] == a[0]` although the answer is False for any value: (5, 5) + (5,) would
+    miss a trace made for (2, 3) + (3,). Checking the lengths first gives the same answer
+    without that spurious decision."""
+
+    @functools.wraps(same_shape)
+    def same_shape_lengths_first(a, b, /):
+        if len(a) != len(b):
+            return False
+        return same_shape(a, b)
+
+    return same_shape_lengths_first
+
+
+def _recording_general_jit(general_jit, symbolic, NumberProxy, TensorProxy):
+    """The recording window: one `_Recorder` per trace under symbolic values."""
+
+    @functools.wraps(general_jit)
+    def thunder_general_jit(fn, args, kwargs, /, **options):
+        if not symbolic():
+            return general_jit(fn, args, kwargs, **options)
+        previous = getattr(_local, "recorder", None)
+        rec = _local.recorder = _Recorder(NumberProxy, TensorProxy)
+        try:
+            result = general_jit(fn, args, kwargs, **options)
+        finally:
+            _local.recorder = previous
+        # Thunder builds the cache entry from this trace next, in this thread; its
+        # alias handling then reports to this recorder (see _alias_updates_recorded).
+        _local.pending = rec if rec.alias_window is not None else None
+        return result
+
+    return thunder_general_jit
+
+
+def _propagate_without_recording(propagate):
+    @functools.wraps(propagate)
+    def propagate_constraints(ctx, inputs, intermediates, computation_trace):
+        # Interpretation is over: what follows builds the prologue and reads values
+        # for its own checks, which are not decisions of the traced program.
+        rec = getattr(_local, "recorder", None)
+        if rec is not None:
+            rec.recording = False
+        return propagate(ctx, inputs, intermediates, computation_trace)
+
+    return propagate_constraints
+
+
+def _unpack_inputs_with_decisions(thunder, unpack_inputs):
+    @functools.wraps(unpack_inputs)
+    def unpack_inputs_with_decisions(
+        ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs
+    ):
+        rec = getattr(_local, "recorder", None)
+        if rec is not None:
+            rec.recording = False
+            # Inputs sharing storage: the alias handling will decide on their sizes.
+            inputs_alias = bool(thunder._get_cache_info().get("alias_tensor_indices"))
+            constraint = rec.build_check(pro_to_comp_inps, inputs_alias)
+            if constraint is not None:
+                # Appended after Thunder's own constraints (tensor metadata first); the
+                # original unpacks every Proxy argument, then calls constraint[0](*args)
+                # inside the prologue trace context.
+                ctx._constraints.append(constraint)
+        return unpack_inputs(ctx, prologue_trace, pro_to_comp_inps, pro_to_epi_inps, args, kwargs)
+
+    return unpack_inputs_with_decisions
+
+
+def _alias_updates_recorded(symbolic, alias_updates):
+    """Thunder's input-alias handling. When inputs of the call share storage,
+    `insert_alias_updates` (run on the finished trace, before the cache entry is made)
+    replaces an input by another one, reshaped when their shapes differ:
+    `arg_to_replace.shape != arg.shape` is a decision on symbolic sizes, taken after the
+    prologue check was emitted. It is recorded like the others and compiled into the
+    check's alias part (`_AliasWindow`), so an entry traced with `x2` *being* `x1` does not
+    serve `x1` and a smaller view `x2` of it."""
+
+    @functools.wraps(alias_updates)
+    def insert_alias_updates_recorded(computation_trace, alias_tensor_indices):
+        rec = getattr(_local, "pending", None)
+        _local.pending = None
+        if rec is None or rec.alias_window is None or not symbolic():
+            return alias_updates(computation_trace, alias_tensor_indices)
+        start, keep_start = len(rec.decisions), len(rec.keep)
+        previous = getattr(_local, "recorder", None)
+        _local.recorder, rec.recording = rec, True
+        try:
+            return alias_updates(computation_trace, alias_tensor_indices)
+        finally:
+            rec.recording = False
+            _local.recorder = previous
+            rec.finish_alias_window(start, keep_start)
+
+    return insert_alias_updates_recorded

@@ -518,6 +518,26 @@ def build(
     return result
 
 
+_ROOT_SUFFIX = re.compile(r" of root \S+$")
+
+
+def count_mapping(planned: list[PlannedTensor], report: LaneReport) -> None:
+    """Per program: planned tensors the plan oracles check (`planned-mapped`) and those
+    they cannot (`planned-unmapped`, by reason in details["unmapped"]). Counted once per
+    planned buffer: getitems (their producer's spec), constants and unplanned specs are
+    left out."""
+    why: Counter = Counter()
+    for pt in planned:
+        if pt.spec.const or pt.spec.mem_offset is None or pt.target == "getitem":
+            continue
+        if pt.mapped:
+            report.counters["planned-mapped"] += 1
+        else:
+            report.counters["planned-unmapped"] += 1
+            why[_ROOT_SUFFIX.sub("", pt.how.removeprefix("unmapped:"))] += 1
+    report.details["unmapped"] = dict(why)
+
+
 class ExirLane:
     name: ClassVar[str] = "exir"
 
@@ -638,6 +658,7 @@ class ExirLane:
         report.details["arena"] = list(gm.meta.get("non_const_buffer_sizes", []))
         planned = self._guard(report, "mapping", lambda: map_planned(gm, b.ep.graph_module), [])
         report.details["mapping"] = dict(Counter(p.how.split(":")[0] for p in planned))
+        count_mapping(planned, report)
         lost, table = self._guard(
             report,
             "bound-loss",

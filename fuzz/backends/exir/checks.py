@@ -78,6 +78,7 @@ class LaneRun:
         self.settings, self.b, self.calls = settings, build, calls
         self.device, self.report = device, report
         self.planned: list[PlannedTensor] = []
+        self.edge_needed = False  # whether under-allocation needs the edge program's values
         self.loaded: LoadedProgram | None = None
         self.first_inside: tuple | None = None
         self.runtime_seconds = 0.0
@@ -122,6 +123,10 @@ class LaneRun:
         self.planned = map_planned(gm, self.b.ep.graph_module, edge_gm)
         self.report.details["mapping"] = dict(Counter(p.how.split(":")[0] for p in self.planned))
         counts, why = mapping_counts(self.planned)
+        self.edge_needed = any(  # a planned buffer whose value only the edge program has
+            pt.aten_node is None and pt.edge_node is not None and not pt.spec.const
+            for pt in self.planned
+        )
         self.report.counters.update(counts)
         self.report.details["unmapped"] = dict(why)
 
@@ -282,7 +287,7 @@ class LaneRun:
             )
             return
         edge_values = None
-        if any(pt.edge_node is not None for pt in self.planned):
+        if self.edge_needed:
             try:
                 edge_values = interpret(self.b.edge.exported_program(), copy_args(fed))
             except Exception as e:  # edge-mapped tensors are then not reached

@@ -17,8 +17,10 @@ tensor of the ExecuTorch graph (all levels) to a reference node. In order of pre
     `aten::narrow`, `aten::view_copy` for `aten::reshape`, `aten::permute_copy` for
     `aten::transpose`, ...); an in-place op (`aten::add_`, export keeps it) stands for
     its functional form (`aten::add`, after to_edge), and an in-place op the planned
-    graph keeps (`aten::copy_` write-backs) for itself. `memory.view` maps to an ATen
-    view op of the same root.
+    graph keeps for itself. `memory.view` maps to an ATen view op of the same root.
+  * an in-place op with no ATen node of its own (the `aten::copy_` write-back that
+    to_executorch adds for a mutated input): to what the tensor it writes maps to; it
+    holds that tensor's storage and, after the call, its value.
   * control flow: the EXIR `cond`/`while` node maps to the ATen node of the same root;
     its submodule arguments map position by position (EXIR `submodule_0` <-> ATen
     `true_graph_0`), and their nodes are mapped recursively against those submodules.
@@ -208,6 +210,17 @@ def _map_level(
                 aten_mod = getattr(aten_gm, aten_sub.target) if aten_sub is not None else None
                 sub_path = aten_path + (aten_sub.target,) if aten_sub is not None else None
                 _map_level(et_mod, et_path + (et_sub.target,), aten_mod, sub_path, edge_levels, out)
+        written = _written_back(node, by_node)
+        if target_aten is None and written is not None:  # e.g. a copy_ to_executorch adds
+            for e in entries:
+                e.aten_path, e.aten_node, e.aten_index = (
+                    written.aten_path,
+                    written.aten_node,
+                    written.aten_index,
+                )
+                e.edge_node, e.how = written.edge_node, "write-back"
+            out.extend(entries)
+            continue
         if target_aten is None and edge_levels is not None:
             edge = edge_nodes.get(node.name)
             if edge is not None and _edge_same(node, edge):
@@ -225,6 +238,20 @@ def _map_level(
             if target_aten is not None:
                 e.aten_path, e.aten_node, e.aten_index = aten_path, target_aten.name, e.index
         out.extend(entries)
+
+
+def _written_back(
+    node: torch.fx.Node, by_node: dict[str, list[PlannedTensor]]
+) -> PlannedTensor | None:
+    """For an in-place op (`aten::copy_`, `aten::add_`) of one tensor result: the mapped
+    entry of the tensor it writes (its first argument), whose storage and value after
+    the call the result is."""
+    name = schema_name(node.target)
+    if name is None or _functional(name) == name or not node.args:
+        return None
+    dst = node.args[0]
+    entries = by_node.get(dst.name, []) if isinstance(dst, torch.fx.Node) else []
+    return entries[0] if len(entries) == 1 and entries[0].mapped else None
 
 
 def _aten_candidate(

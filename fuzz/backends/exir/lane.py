@@ -42,8 +42,14 @@ never a runtime divergence. The runtime is fed what the method declares
 check its value); executorch 1.0.1's binding cannot take a float at all
 (counters["runtime-input-unsupported"]).
 
+Version differences (the legacy lane runs executorch 1.0.1 on torch 2.9.1) are
+feature-detected, not version-compared: the ShapeEnv's version counters and the
+signature of `edge_to_executorch_passes` (pipeline.py), the inputs the method declares
+(runtime.py), and whether the planner aliases in-place results
+(fuzz/oracles/exir_aliasing.py: `planner_aliases_inplace_results`).
+
 Planning and the runtime stay on the host; on CUDA only the engine's reference ran on
-the GPU.
+the GPU (a call the lane runs again on its copies runs on the host).
 """
 
 from __future__ import annotations

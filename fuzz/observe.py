@@ -30,7 +30,8 @@ class CallRecord:
     identity: frozenset[tuple[int, int]] = frozenset()
 
 
-def _cpu_copy(v):
+def cpu_copy(v):
+    """A detached CPU copy of a tensor (the value itself for anything else)."""
     return v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else v
 
 
@@ -62,13 +63,13 @@ def observe_call(fn: Callable[..., Any], args: Sequence[Any]) -> CallRecord:
     try:
         result = fn(*args)
     except Exception as e:  # the record keeps the failure; oracles decide if it matters
-        return CallRecord([], error_text(e, None), [_cpu_copy(x) for x in flat_in])
+        return CallRecord([], error_text(e, None), [cpu_copy(x) for x in flat_in])
     flat_out = pytree.tree_leaves(result)
     aliases, identity = alias_facts(flat_in, flat_out)
     return CallRecord(
-        outputs=[_cpu_copy(v) for v in flat_out],
+        outputs=[cpu_copy(v) for v in flat_out],
         error=None,
-        inputs_after=[_cpu_copy(x) for x in flat_in],
+        inputs_after=[cpu_copy(x) for x in flat_in],
         aliases=aliases,
         identity=identity,
     )

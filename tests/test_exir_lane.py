@@ -11,7 +11,8 @@ import torch
 
 import fuzz.custom_ops  # noqa: F401
 from fuzz.backends.eager import run_eager
-from fuzz.backends.exir import ExirLane, derive_dims
+from fuzz.backends.exir import ExirLane
+from fuzz.backends.exir.inputs import derive_dims
 from fuzz.case import case_from_source
 from fuzz.engine import run_case
 from fuzz.tensors import materialize
@@ -222,7 +223,7 @@ DIMS = {"x": {0: (2, 4)}}
 def test_uncaptured_higher_order_op_from_a_crash_stays_a_crash():
     from torch._dynamo.exc import UncapturedHigherOrderOpError, Unsupported
 
-    from fuzz.backends.exir import is_export_refusal
+    from fuzz.backends.exir.pipeline import is_export_refusal
 
     def raised_from(cause):
         try:

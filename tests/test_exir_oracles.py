@@ -17,10 +17,16 @@ import torch.utils._pytree as pytree
 import fuzz.custom_ops  # noqa: F401
 from fuzz.backends.base import LaneReport
 from fuzz.backends.eager import run_eager
-from fuzz.backends.exir import ExirLane, build, mirror_to_executorch, to_executorch
+from fuzz.backends.exir import ExirLane
+from fuzz.backends.exir.checks import Calls
+from fuzz.backends.exir.contract import contract_probes, outside_contract
+from fuzz.backends.exir.inputs import derive_dims, lane_reference
+from fuzz.backends.exir.interpret import interpret
+from fuzz.backends.exir.mapping import map_planned
+from fuzz.backends.exir.pipeline import build, mirror_to_executorch, to_executorch
 from fuzz.case import case_from_source
-from fuzz.oracles import exir_aliasing, exir_plan
-from fuzz.oracles.exir_trace import interpret_aten, map_planned
+from fuzz.oracles import exir_aliasing, exir_overlap, exir_plan, exir_variance
+from fuzz.oracles.exir_graph import storage_root
 from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")
@@ -201,7 +207,7 @@ def test_bound_loss_fires_on_inflated_and_unbounded_specs(fresh_head):
 def test_under_allocation_silent_then_fires_when_a_spec_shrinks(fresh_head):
     b = fresh_head
     planned = map_planned(b.planned_gm, b.ep.graph_module)
-    values = interpret_aten(b.ep, (X,))  # 13 positive entries: positive_head returns 10
+    values = interpret(b.ep, (X,))  # 13 positive entries: positive_head returns 10
     divs, stats = exir_plan.check_under_allocation(planned, values, "call[0]")
     assert divs == [] and stats["checked"] >= 3
     head = next(p for p in planned if p.target == "fuzz::positive_head")
@@ -223,7 +229,7 @@ def test_under_allocation_maps_cond_branches():
         for p in planned
         if p.path and p.how == "op" and p.spec.mem_offset is not None and p.target == "aten::sin"
     )
-    values = interpret_aten(b.ep, (X,))  # sum > 0: the true branch runs
+    values = interpret(b.ep, (X,))  # sum > 0: the true branch runs
     assert exir_plan.check_under_allocation(planned, values, "call[0]")[0] == []
     sub.spec.shape = [1, 1]
     divs, _ = exir_plan.check_under_allocation(planned, values, "call[0]")
@@ -253,24 +259,24 @@ def fresh_cond():
 def test_overlap_silent_on_stock_plans(cond_build, algo):
     et = cond_build.et if algo == "greedy" else to_executorch(cond_build.edge, algo)
     prog = et.exported_program()
-    assert exir_plan.check_overlap(prog.graph_module, prog.graph_signature, algo) == []
+    assert exir_overlap.check_overlap(prog.graph_module, prog.graph_signature, algo) == []
 
 
 def test_overlap_fires_when_two_live_tensors_share_bytes(fresh_cond):
     prog = fresh_cond.et.exported_program()
-    specs = exir_plan._planned_specs(prog.graph_module)
+    specs = exir_overlap._planned_specs(prog.graph_module)
     live = [(n, s) for n, s in specs if not s.const]
     (na, a), (nb, b) = next(
         (
             (p, q)
             for i, p in enumerate(live)
             for q in live[i + 1 :]
-            if exir_plan._ivl_overlap(exir_plan._lifetime(p[1]), exir_plan._lifetime(q[1]))
-            and exir_plan.storage_root(p[1]) is not exir_plan.storage_root(q[1])
+            if exir_overlap._ivl_overlap(exir_overlap._lifetime(p[1]), exir_overlap._lifetime(q[1]))
+            and storage_root(p[1]) is not storage_root(q[1])
         )
     )
     b.mem_offset = a.mem_offset
-    divs = exir_plan.check_overlap(prog.graph_module, prog.graph_signature, "greedy")
+    divs = exir_overlap.check_overlap(prog.graph_module, prog.graph_signature, "greedy")
     assert kinds(divs) == {"exir.overlap"}
     msgs = " ".join(d.details for d in divs)
     assert "Verifier.verify_storage_reuse" in msgs  # ExecuTorch's own check
@@ -287,12 +293,12 @@ def test_overlap_fires_when_a_live_tensor_enters_the_submodule_arena(fresh_cond)
     )
     name, spec = next(
         (n, s)
-        for n, s in exir_plan._planned_specs(gm)
+        for n, s in exir_overlap._planned_specs(gm)
         if s.lifetime[0] <= cond_idx <= s.lifetime[1]
     )
-    assert exir_plan.own_overlap_check(gm) == []
+    assert exir_overlap.own_overlap_check(gm) == []
     spec.mem_offset = 0
-    problems = exir_plan.own_overlap_check(gm)
+    problems = exir_overlap.own_overlap_check(gm)
     assert any("control-flow" in p.get("why", "") and p["a"] == name for p in problems)
 
 
@@ -400,13 +406,12 @@ def lane_run(src, lane=None, tweak=None):
     ref = run_eager(case, calls)
     if tweak is None:
         return lane.run(case, calls, ref, "cpu")
-    from fuzz.backends.exir import derive_dims
-
     host = [tuple(c) for c in calls]
     b = build(case.program, host[0], derive_dims(case, host))
     tweak(b)
     report = LaneReport("exir", "cpu")
-    lane.check_build(b, case, host, calls, ref, "cpu", report)
+    fed, eager, _ = lane_reference(case.program, host, ref)
+    lane.check_build(b, Calls(host, fed, ref, eager), "cpu", report)
     return report
 
 
@@ -449,12 +454,12 @@ def test_unchecked_contract_fires_when_the_runtime_accepts_a_probe():
 
 
 def test_crash_when_a_stage_raises(monkeypatch):
-    import fuzz.backends.exir as lane_mod
+    import fuzz.backends.exir.pipeline as pipeline
 
     def boom(edge, algo="greedy", probe=None):
         raise RuntimeError("emitter exploded")
 
-    monkeypatch.setattr(lane_mod, "to_executorch", boom)
+    monkeypatch.setattr(pipeline, "to_executorch", boom)
     report = lane_run(SCALE)
     assert [(d.kind, d.stage) for d in report.divergences] == [("exir.crash", "to_executorch")]
 
@@ -464,15 +469,15 @@ def test_crash_when_a_stage_raises(monkeypatch):
 
 
 def test_pipeline_mirror_matches_to_executorch(head_build):
-    base = exir_plan.plan_fingerprint(head_build.planned_gm)
-    assert exir_plan.plan_fingerprint(mirror_to_executorch(head_build.edge)) == base
+    base = exir_variance.plan_fingerprint(head_build.planned_gm)
+    assert exir_variance.plan_fingerprint(mirror_to_executorch(head_build.edge)) == base
 
 
 def test_pipeline_variance_silent_when_bounds_live_in_the_fake_kernel(head_build):
-    base = exir_plan.plan_fingerprint(head_build.planned_gm)
+    base = exir_variance.plan_fingerprint(head_build.planned_gm)
     for point in ("repeat", "after-asserts", "before-planning"):
-        other = exir_plan.plan_fingerprint(mirror_to_executorch(head_build.edge, point))
-        assert exir_plan.compare_plans(base, other, point) == []
+        other = exir_variance.plan_fingerprint(mirror_to_executorch(head_build.edge, point))
+        assert exir_variance.compare_plans(base, other, point) == []
 
 
 def test_pipeline_variance_fires_when_specprop_reruns_after_asserts_are_gone():
@@ -480,16 +485,16 @@ def test_pipeline_variance_fires_when_specprop_reruns_after_asserts_are_gone():
     graph's _assert_scalar nodes. Re-tracing after RemoveGraphAssertsPass makes a fresh
     unbacked symbol bounded by the fake kernel (numel = 16): the plan grows."""
     b = build(positive_checked, (X,), {0: {0: (2, 2)}})
-    base = exir_plan.plan_fingerprint(b.planned_gm)
+    base = exir_variance.plan_fingerprint(b.planned_gm)
     assert (
-        exir_plan.compare_plans(
-            base, exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, "repeat")), "repeat"
+        exir_variance.compare_plans(
+            base, exir_variance.plan_fingerprint(mirror_to_executorch(b.edge, "repeat")), "repeat"
         )
         == []
     )
-    divs = exir_plan.compare_plans(
+    divs = exir_variance.compare_plans(
         base,
-        exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, "after-asserts")),
+        exir_variance.plan_fingerprint(mirror_to_executorch(b.edge, "after-asserts")),
         "after-asserts",
     )
     assert kinds(divs) == {"exir.pipeline-variance"}
@@ -515,19 +520,19 @@ def test_nodes_renamed_by_a_retrace_are_the_same_plan():
         {0: {0: (3, 6)}, 1: {0: (1, 6)}},
     )
     assert any(n.name == "aten_gt_scalar_1" for n in b.planned_gm.graph.nodes)
-    base = exir_plan.plan_fingerprint(b.planned_gm)
+    base = exir_variance.plan_fingerprint(b.planned_gm)
     renamed = []
     for point in ("repeat", "after-asserts", "before-planning"):
         variant = mirror_to_executorch(b.edge, point)
         if not any(n.name == "aten_gt_scalar_1" for n in variant.graph.nodes):
             renamed.append(point)
-        other = exir_plan.plan_fingerprint(variant)
-        assert exir_plan.compare_plans(base, other, point) == []
+        other = exir_variance.plan_fingerprint(variant)
+        assert exir_variance.compare_plans(base, other, point) == []
     assert renamed == ["after-asserts", "before-planning"]
     row = next(i for i, r in enumerate(other) if r[:2] == ("", "aten_masked_select_default"))
     shape, dtype, mem_id, offset, size = other[row][2]
     other[row] = other[row][:2] + ((shape, dtype, mem_id, offset, size - 16),)
-    divs = exir_plan.compare_plans(base, other, "before-planning")
+    divs = exir_variance.compare_plans(base, other, "before-planning")
     assert kinds(divs) == {"exir.pipeline-variance"}
     assert divs[0].data["changed"] == [
         {
@@ -548,12 +553,12 @@ def test_variance_runs_leave_the_shared_shape_env_alone():
     the program shares. Each variance run is isolated: the pristine program keeps its
     symbolic input, later points see the same fresh state, and a re-run reproduces."""
     b = build(cond_on_size, (torch.randn(2),), {0: {0: (2, 4)}})
-    base = exir_plan.plan_fingerprint(b.planned_gm)
+    base = exir_variance.plan_fingerprint(b.planned_gm)
     x = find_node(b.ep.graph_module, lambda n: n.op == "placeholder")
     for _ in range(2):
         for point in ("after-asserts", "before-planning"):
-            divs = exir_plan.compare_plans(
-                base, exir_plan.plan_fingerprint(mirror_to_executorch(b.edge, point)), point
+            divs = exir_variance.compare_plans(
+                base, exir_variance.plan_fingerprint(mirror_to_executorch(b.edge, point)), point
             )
             assert kinds(divs) == {"exir.pipeline-variance"}
             assert {
@@ -563,7 +568,7 @@ def test_variance_runs_leave_the_shared_shape_env_alone():
             } in divs[0].data["changed"]
             assert isinstance(x.meta["val"].shape[0], torch.SymInt)
             assert str(b.ep.range_constraints[x.meta["val"].shape[0].node.expr]) == "VR[2, 4]"
-    assert exir_plan.plan_fingerprint(b.planned_gm) == base
+    assert exir_variance.plan_fingerprint(b.planned_gm) == base
     report = lane_run("""
 import torch
 def program(x):
@@ -579,19 +584,12 @@ def calls():
 
 
 def test_outside_contract_includes_export_guards():
-    from fuzz.oracles import exir_runtime
-
     def branchy(x):
         return x.abs() if tuple(x.shape) == (3,) else x * x
 
     b = build(branchy, (torch.randn(4),), {0: {0: (3, 5)}})
-    assert exir_runtime.outside_contract(b.ep, (torch.randn(4),)) is None
-    assert (
-        exir_runtime.outside_contract(b.ep, (torch.randn(3),))
-        == "fails the export guard x.size()[0] != 3"
-    )
-    assert "outside" in exir_runtime.outside_contract(b.ep, (torch.randn(6),))
-    (guard,) = [
-        p for p in exir_runtime.contract_probes(b.ep, (torch.randn(4),)) if p.kind == "guard"
-    ]
+    assert outside_contract(b.ep, (torch.randn(4),)) is None
+    assert outside_contract(b.ep, (torch.randn(3),)) == "fails the export guard x.size()[0] != 3"
+    assert "outside" in outside_contract(b.ep, (torch.randn(6),))
+    (guard,) = [p for p in contract_probes(b.ep, (torch.randn(4),)) if p.kind == "guard"]
     assert guard.args[0].shape == (3,)

@@ -4,7 +4,7 @@ ExecuTorch expresses aliasing only through the memory plan: two tensors alias wh
 hold the same TensorSpec object, or one's storage is the other's (a `memory.view`'s
 `_ViewSpec` reads its base's placement; `storage_base` chains for in-place/shared
 allocations). An *alias class* below is the set of nodes whose specs have the same
-storage root (`exir_plan.storage_root`).
+storage root (`exir_graph.storage_root`).
 
 What functionalization implies, and so what this oracle accepts or reports:
 
@@ -52,13 +52,22 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import executorch.exir.memory_planning as memory_planning
 import torch
 import torch.utils._pytree as pytree
+from torch.export.graph_signature import InputKind, OutputKind
 
 from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord
-from fuzz.oracles.exir_plan import MAX_PER_KIND, storage_root
-from fuzz.oracles.exir_trace import graph_levels, is_alloc, is_memory_view, op_schema, tensor_specs
+from fuzz.oracles.exir_graph import (
+    graph_levels,
+    is_alloc,
+    is_memory_view,
+    op_schema,
+    storage_root,
+    tensor_specs,
+)
+from fuzz.oracles.exir_plan import MAX_PER_KIND
 from fuzz.oracles.results import value_mismatch
 
 
@@ -111,8 +120,6 @@ def planner_aliases_inplace_results() -> bool:
     """Whether the installed ExecuTorch memory planner puts an in-place op's result in the
     storage of the input it mutates (1.5.1: `_alias_inplace_result_specs`), rather than
     leaving the runtime to rebind it (1.0.x). Feature-detected, not version-compared."""
-    import executorch.exir.memory_planning as memory_planning
-
     return hasattr(memory_planning, "_alias_inplace_result_specs")
 
 
@@ -238,8 +245,6 @@ def _eager_classes(record: CallRecord) -> _UnionFind:
 def boundary_facts(et_program: torch.export.ExportedProgram) -> dict[str, Any]:
     """Which user inputs/outputs of the final program share an alias class, and which
     inputs the signature mutates. Positions are flattened user-input / user-output leaves."""
-    from torch.export.graph_signature import InputKind, OutputKind
-
     gm = et_program.graph_module
     sig = et_program.graph_signature
     nodes = {n.name: n for n in gm.graph.nodes}

@@ -60,16 +60,30 @@ def value_mismatch(expected, actual) -> str | None:
     return None
 
 
+# How a lane's side of a call is named in messages.
+_WHO = {"thunder": "thunder", "exir": "the runtime"}
+
+
 def compare_results(
-    lane: str, expected: CallRecord, actual: CallRecord, stage: str, device: str = "cpu"
+    lane: str,
+    expected: CallRecord,
+    actual: CallRecord,
+    stage: str,
+    device: str = "cpu",
+    check_inputs: bool = False,
 ) -> list[Divergence]:
-    wrong = RESULT_KIND[lane]
+    """A lane's call against eager's: the exception (both raised: agreed; only eager:
+    `RESULT_KIND[lane]`; only the lane: `<lane>.crash`), then the outputs. With
+    `check_inputs`, also the inputs after the call, for lanes whose records carry the
+    mutations they made (the EXIR runtime returns them as outputs; Thunder's are judged
+    with aliasing, fuzz.oracles.aliasing)."""
+    wrong, who = RESULT_KIND[lane], _WHO.get(lane, lane)
     if expected.error and actual.error:
         return []  # both refused the call; exception text is backend-specific
     if expected.error:
         return [
             Divergence(
-                wrong, stage, f"eager raised {expected.error!r}, {lane} returned a result", device
+                wrong, stage, f"eager raised {expected.error!r}, {who} returned a result", device
             )
         ]
     if actual.error:
@@ -77,7 +91,7 @@ def compare_results(
             Divergence(
                 f"{lane}.crash",
                 stage,
-                f"{lane} raised {actual.error}",
+                f"{who} raised {actual.error}",
                 device,
                 {"error": actual.error},
             )
@@ -95,4 +109,16 @@ def compare_results(
     for i, (e, a) in enumerate(zip(expected.outputs, actual.outputs)):
         if (why := value_mismatch(e, a)) is not None:
             out.append(Divergence(wrong, stage, f"output {i}: {why}", device, {"output": i}))
+    if check_inputs:
+        for j, (e, a) in enumerate(zip(expected.inputs_after, actual.inputs_after)):
+            if isinstance(e, torch.Tensor) and (why := value_mismatch(e, a)) is not None:
+                out.append(
+                    Divergence(
+                        wrong,
+                        stage,
+                        f"input {j} after the call (mutation): {why}",
+                        device,
+                        {"input": j},
+                    )
+                )
     return out

@@ -1,9 +1,5 @@
-"""The ExecuTorch runtime side of the EXIR lane: the input contract, runs, and results.
-
-Kinds emitted: exir.runtime-result (outputs or returned mutations differ from eager),
-exir.crash (the runtime raised where eager did not), exir.unchecked-contract (the runtime
-accepted an input outside the exported range_constraints, or inside them but failing an
-export guard).
+"""The exported contract of an EXIR program: which calls the lane may compare, and the
+probes just outside it that the runtime must reject.
 
 The contract of an exported program is its user-input placeholders' meta['val']
 (dtype, rank, static sizes, symbolic sizes), `ep.range_constraints` for the symbols, the
@@ -11,9 +7,14 @@ constants export specialized non-tensor inputs to, and the guards export kept be
 ranges (`ep._guards_code`, e.g. `x.size()[0] != 3` from an `if x.shape == (3,)` branch
 under Dim.AUTO: a condition no range can express, which `ep.module()` checks on every
 call). Only calls inside it are run (`outside_contract`); probes just outside it must be
-rejected (`contract_probes`). The lane also keeps out calls whose inputs overlap in memory
-when the program mutates an input (`aliased_mutation`): the runtime takes every input as
-its own buffer.
+rejected (`contract_probes`, judged by the lane as exir.unchecked-contract). The lane
+also keeps out calls whose inputs overlap in memory when the program mutates an input
+(`aliased_mutation`): the runtime takes every input as its own buffer.
+
+Number inputs: torch.export specializes a Python `int`/`float` argument to the value of
+the example. It stays a user input (a ConstantArgument in the signature; `ep.module()`
+guards it: `Guard failed: n == 3`), so a call with another value is outside the
+contract ("input n=4, exported as the constant 3"), never compared.
 """
 
 from __future__ import annotations
@@ -26,26 +27,19 @@ from typing import Any
 import sympy
 import torch
 import torch.utils._pytree as pytree
+from torch.export.graph_signature import InputKind, OutputKind
 
-from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord
-from fuzz.oracles.exir_plan import _unbounded
-from fuzz.oracles.exir_trace import graph_levels, op_schema
+from fuzz.oracles.exir_graph import dim_expr, unbounded
 from fuzz.oracles.results import value_mismatch
 
 
 def _user_input_specs(ep: torch.export.ExportedProgram) -> list[Any]:
-    from torch.export.graph_signature import InputKind
-
     return [s for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
 
 
 def _placeholder_vals(ep: torch.export.ExportedProgram) -> dict[str, Any]:
     return {n.name: n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"}
-
-
-def _dim_expr(size: Any) -> sympy.Expr:
-    return size.node.expr if isinstance(size, torch.SymInt) else sympy.Integer(int(size))
 
 
 _GUARDS: weakref.WeakKeyDictionary[Any, Callable[..., Any] | None] = weakref.WeakKeyDictionary()
@@ -109,7 +103,7 @@ def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) ->
                 f"exported {val.dtype} rank {val.dim()}"
             )
         for d, (s, v) in enumerate(zip(val.shape, value.shape)):
-            e = _dim_expr(s)
+            e = dim_expr(s)
             if e.is_Integer:
                 if int(e) != v:
                     return f"input {name} dim {d} = {v}, exported static {int(e)}"
@@ -118,7 +112,7 @@ def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) ->
                     return f"input {name} dim {d} = {v}, but {e} = {binding[e]} elsewhere"
                 vr = ranges.get(e)
                 if vr is not None and not (
-                    vr.lower <= v and (_unbounded(vr.upper) or v <= vr.upper)
+                    vr.lower <= v and (unbounded(vr.upper) or v <= vr.upper)
                 ):
                     return f"input {name} dim {d} = {v} outside {e} in [{vr.lower}, {vr.upper}]"
             else:
@@ -159,8 +153,6 @@ def aliased_mutation(
     runtime takes each input as its own buffer, so eager's writes through one input into
     another have no counterpart; without a mutation aliasing is invisible and the call is
     kept."""
-    from torch.export.graph_signature import OutputKind
-
     pairs = overlapping_inputs(args)
     if not pairs:
         return None
@@ -212,7 +204,7 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
     for i, (s, value) in enumerate(zip(specs, flat)):
         val = vals.get(s.arg.name)
         if isinstance(val, torch.Tensor) and isinstance(value, torch.Tensor):
-            shapes[i] = [_dim_expr(d) for d in val.shape]
+            shapes[i] = [dim_expr(d) for d in val.shape]
             for e, v in zip(shapes[i], value.shape):
                 if isinstance(e, sympy.Symbol):
                     binding.setdefault(e, v)
@@ -233,7 +225,7 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
         vr = ep.range_constraints.get(sym)
         if vr is None:
             continue
-        if not _unbounded(vr.upper):
+        if not unbounded(vr.upper):
             probes.append(
                 Probe(
                     f"{sym}={int(vr.upper) + 1} (max {int(vr.upper)} + 1)",
@@ -251,7 +243,7 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
             )
         if export_guards(ep) is not None:
             top = int(vr.lower) + GUARD_PROBE_SPAN - 1
-            top = top if _unbounded(vr.upper) else min(top, int(vr.upper))
+            top = top if unbounded(vr.upper) else min(top, int(vr.upper))
             for v in range(int(vr.lower), top + 1):
                 if v == binding[sym]:
                     continue
@@ -285,147 +277,3 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
                 )
                 break
     return probes
-
-
-# ---------------------------------------------------------------------------------------
-# Running .pte programs with the pip runtime
-
-
-_REGISTERED: frozenset[str] | None = None
-
-
-def runtime_operator_names() -> frozenset[str]:
-    global _REGISTERED
-    if _REGISTERED is None:
-        from executorch.runtime import Runtime
-
-        _REGISTERED = frozenset(Runtime.get().operator_registry.operator_names)
-    return _REGISTERED
-
-
-def missing_kernels(gm: torch.fx.GraphModule) -> list[str]:
-    """Operators of the final program the pip runtime has no kernel for (e.g. `fuzz::`)."""
-    known = runtime_operator_names()
-    missing = set()
-    for _, level in graph_levels(gm):
-        for node in level.graph.nodes:
-            schema = op_schema(node.target) if node.op == "call_function" else None
-            if schema is None:
-                continue
-            name = f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name
-            if name not in known and not name.startswith("aten::sym_"):
-                missing.add(name)
-    return sorted(missing)
-
-
-class LoadedProgram:
-    """A loaded .pte and its forward Method; the Program stays referenced as long as the
-    Method is (a Method whose Program was collected crashes the process)."""
-
-    def __init__(self, buffer: bytes):
-        from executorch.runtime import Runtime
-
-        self.program = Runtime.get().load_program(buffer)
-        self.method = self.program.load_method("forward")
-
-    def close(self) -> None:
-        self.method = None
-        self.program = None
-
-    def execute(self, flat_inputs: list[Any]) -> list[Any]:
-        return list(self.method.execute(flat_inputs))
-
-
-def runtime_inputs(args: Sequence[Any]) -> list[Any]:
-    """Flat user inputs as the runtime wants them: contiguous CPU copies."""
-    return [
-        x.detach().to("cpu").contiguous().clone() if isinstance(x, torch.Tensor) else x
-        for x in pytree.tree_leaves((tuple(args), {}))
-    ]
-
-
-def run_on_runtime(
-    loaded: LoadedProgram, et_program: torch.export.ExportedProgram, args: Sequence[Any]
-) -> CallRecord:
-    """One call through the runtime, as a CallRecord comparable with eager's.
-
-    The runtime returns the graph outputs in signature order: user-input mutations,
-    buffer mutations, user outputs. Mutations come back as outputs (the caller's tensors
-    are not written), so `inputs_after` is the inputs with the returned mutations put in.
-    """
-    from torch.export.graph_signature import InputKind, OutputKind
-
-    flat = runtime_inputs(args)
-    try:
-        results = loaded.execute(flat)
-    except Exception as e:
-        return CallRecord([], f"{type(e).__name__}: {e}", [_cpu(x) for x in flat])
-    sig = et_program.graph_signature
-    user_names = [s.arg.name for s in sig.input_specs if s.kind == InputKind.USER_INPUT]
-    outputs, after = [], [_cpu(x) for x in flat]
-    for ospec, value in zip(sig.output_specs, results):
-        if ospec.kind == OutputKind.USER_OUTPUT:
-            outputs.append(_cpu(value))
-        elif ospec.kind == OutputKind.USER_INPUT_MUTATION and ospec.target in user_names:
-            after[user_names.index(ospec.target)] = _cpu(value)
-    return CallRecord(outputs, None, after)
-
-
-def _cpu(v: Any) -> Any:
-    return v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else v
-
-
-def compare_runtime(
-    expected: CallRecord, actual: CallRecord, stage: str, device: str = "cpu"
-) -> list[Divergence]:
-    """fuzz.oracles.results' rules with the EXIR kinds: outputs and mutated inputs."""
-    if expected.error and actual.error:
-        return []
-    if expected.error:
-        return [
-            Divergence(
-                "exir.runtime-result",
-                stage,
-                f"eager raised {expected.error!r}, the runtime returned a result",
-                device,
-            )
-        ]
-    if actual.error:
-        return [
-            Divergence(
-                "exir.crash",
-                stage,
-                f"the runtime raised {actual.error}",
-                device,
-                {"error": actual.error[:500]},
-            )
-        ]
-    if len(expected.outputs) != len(actual.outputs):
-        return [
-            Divergence(
-                "exir.runtime-result",
-                stage,
-                f"{len(actual.outputs)} outputs, eager has {len(expected.outputs)}",
-                device,
-            )
-        ]
-    out = []
-    for i, (e, a) in enumerate(zip(expected.outputs, actual.outputs)):
-        if (why := value_mismatch(e, a)) is not None:
-            out.append(
-                Divergence(
-                    "exir.runtime-result", stage, f"output {i}: {why}", device, {"output": i}
-                )
-            )
-    for j, (e, a) in enumerate(zip(expected.inputs_after, actual.inputs_after)):
-        if isinstance(e, torch.Tensor) and (why := value_mismatch(e, a)) is not None:
-            out.append(
-                Divergence(
-                    "exir.runtime-result",
-                    stage,
-                    f"input {j} after the call (mutation): {why}",
-                    device,
-                    {"input": j},
-                )
-            )
-    return out

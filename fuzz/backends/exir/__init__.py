@@ -1,0 +1,21 @@
+"""The EXIR lane: torch.export -> to_edge -> to_executorch (memory planned) -> runtime.
+
+Read in this order:
+
+  lane.py      ExirLane: build once, then the named checks in order (start here)
+  checks.py    each check: gather facts, ask a judgement in fuzz/oracles/exir_*.py
+  inputs.py    what the program is exported for, fed and compared with
+  pipeline.py  export, to_edge, to_executorch with the spec probe, the mirror pipeline
+  mapping.py   planned tensors -> the ATen (or edge) nodes whose values they hold
+  interpret.py running the ATen or edge program node by node with real tensors
+  runtime.py   loading and running the .pte with the pip runtime
+  contract.py  which calls are inside the exported contract; probes just outside it
+
+The judgements are pure functions in fuzz/oracles/ (exir_plan, exir_overlap,
+exir_variance, exir_aliasing, and results.compare_results shared with Thunder); facts
+about ExecuTorch graphs that both sides read are in fuzz/oracles/exir_graph.py.
+"""
+
+from fuzz.backends.exir.lane import ExirLane
+
+__all__ = ["ExirLane"]

@@ -1,0 +1,359 @@
+"""The EXIR lane's checks on one build: each gathers its facts and asks a judgement.
+
+`LaneRun` holds one build and the calls, and one method per named check (the lane runs
+them in order, fuzz/backends/exir/lane.py). A check gathers facts from the pipeline,
+the ATen or edge interpreter and the runtime, passes them to the judgements in
+fuzz/oracles/ (pure functions returning `Divergence` records), and files what they
+return in the report. Facts one check leaves for a later one (the mapped planned
+tensors, the loaded program) are attributes of the run.
+
+Two kinds of exception, kept apart:
+  * the stack under test raising is an observation, judged where it happens (the naive
+    pipeline or the runtime load raising is exir.crash, a mirror pipeline raising is
+    exir.pipeline-variance, a contract probe raising is the runtime rejecting it);
+  * a check of the harness itself raising goes through `guard`, the one place that
+    catches it: counted (`oracle-error`, details["oracle_errors"]), or raised when
+    the lane is strict (tests).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import fuzz.backends.exir.contract as contract
+import fuzz.backends.exir.pipeline as pipeline
+from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.interpret import interpret
+from fuzz.backends.exir.mapping import map_planned, mapping_counts
+from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
+from fuzz.divergence import Divergence
+from fuzz.errors import error_text
+from fuzz.observe import CallRecord
+from fuzz.oracles import exir_aliasing, exir_overlap, exir_plan, exir_variance
+from fuzz.oracles.exir_graph import PlannedTensor
+from fuzz.oracles.results import compare_results
+from fuzz.tensors import copy_args
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The lane's knobs (see ExirLane)."""
+
+    algos: tuple[str, ...]
+    variance_points: tuple[str, ...]
+    bound_factor: float
+    custom_bound_factor: float
+    check_lower_bounds: bool
+    runtime: bool
+    strict: bool
+
+    def factor(self, pt: PlannedTensor) -> float:
+        custom = exir_plan.is_custom_op(pt.target)
+        return self.custom_bound_factor if custom else self.bound_factor
+
+
+@dataclasses.dataclass
+class Calls:
+    """The calls of one case, as the lane uses them."""
+
+    host: list[tuple]  # CPU copies of the engine's calls, layout and aliasing as given
+    fed: list[tuple]  # independent contiguous copies: exported for, interpreted, run
+    reference: list[CallRecord]  # the engine's eager reference, on the calls as given
+    eager: list[CallRecord]  # eager on `fed`: what the program and the runtime must match
+
+
+class LaneRun:
+    def __init__(
+        self,
+        settings: Settings,
+        build: pipeline.ExirBuild,
+        calls: Calls,
+        device: str,
+        report: LaneReport,
+    ):
+        self.settings, self.b, self.calls = settings, build, calls
+        self.device, self.report = device, report
+        self.planned: list[PlannedTensor] = []
+        self.edge_needed = False  # whether under-allocation needs the edge program's values
+        self.loaded: LoadedProgram | None = None
+        self.first_inside: tuple | None = None
+        self.runtime_seconds = 0.0
+
+    # -- the one guard -----------------------------------------------------------------
+
+    def guard(self, name: str, fn: Callable[[], Any], default: Any = None) -> Any:
+        """`fn()`; when the harness's own check raises, count it and return `default`."""
+        try:
+            return fn()
+        except Exception as e:
+            if self.settings.strict:
+                raise
+            self.report.counters["oracle-error"] += 1
+            self.report.details.setdefault("oracle_errors", []).append(
+                f"{name}: {error_text(e, None)}"[:400]
+            )
+            return default
+
+    def _file(self, found: Sequence[Divergence]) -> None:
+        self.report.divergences.extend(found)
+
+    def _timed_runtime(self, fn: Callable[[], Any]) -> Any:
+        t = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            self.runtime_seconds += time.perf_counter() - t
+
+    # -- the plan ----------------------------------------------------------------------
+
+    def spec_meta(self) -> None:
+        """exir.spec-meta on the probe's snapshot (taken before the sym-shape pass)."""
+        if self.b.probe is not None and self.b.probe.records is not None:
+            self._file(exir_plan.check_spec_meta(self.b.probe.records, self.device))
+
+    def mapping(self) -> None:
+        """Planned tensors -> reference nodes; counts what the plan oracles can check."""
+        gm = self.b.planned_gm
+        self.report.details["arena"] = list(gm.meta.get("non_const_buffer_sizes", []))
+        edge_gm = self.b.edge.exported_program().graph_module
+        self.planned = map_planned(gm, self.b.ep.graph_module, edge_gm)
+        self.report.details["mapping"] = dict(Counter(p.how.split(":")[0] for p in self.planned))
+        counts, why = mapping_counts(self.planned)
+        self.edge_needed = any(  # a planned buffer whose value only the edge program has
+            pt.aten_node is None and pt.edge_node is not None and not pt.spec.const
+            for pt in self.planned
+        )
+        self.report.counters.update(counts)
+        self.report.details["unmapped"] = dict(why)
+
+    def probe_mapping(self) -> None:
+        """The mapping of the probe's graph, when to_executorch raised after the probe."""
+        if self.b.probe is not None and self.b.probe.gm is not None:
+            self.planned = map_planned(self.b.probe.gm, self.b.ep.graph_module)
+
+    def bounds(self) -> None:
+        """exir.bound-loss (planned bounds against the declared ones)."""
+        probe = self.b.probe
+        lost, table = exir_plan.check_bounds(
+            self.planned,
+            self.b.ep,
+            self.settings.factor,
+            probe.bounds if probe is not None else None,
+            self.device,
+        )
+        self.report.details["bounds"] = table
+        self._file(lost)
+
+    def pipeline_error(self) -> None:
+        """to_executorch raised. A lost bound (the sym-shape pass found int_oo where the
+        program declares a finite bound) was exir.bound-loss (judged from the probe's
+        snapshot by `bounds`); no finite bound anywhere is a skip; anything else is
+        exir.crash."""
+        error, report = self.b.error, self.report
+        if pipeline.is_bound_error(error):
+            if not any(d.kind == "exir.bound-loss" for d in report.divergences):
+                report.skipped = f"no finite upper bound: {str(error).strip()[:300]}"
+                report.counters["unsupported-skip"] += 1
+            return
+        what = error_text(error)
+        self._file([Divergence("exir.crash", "to_executorch", what, self.device, {"error": what})])
+
+    def overlap(self) -> None:
+        """exir.overlap for each planning algorithm (greedy: the build's own plan)."""
+        for algo in self.settings.algos:
+            if algo == "greedy":
+                prog = self.b.et_program
+            else:
+                try:
+                    prog = pipeline.to_executorch(self.b.edge, algo).exported_program()
+                except Exception as e:
+                    if "does not support storage-backed" in str(e):
+                        self.report.counters[f"{algo}-unsupported"] += 1
+                        continue
+                    what = error_text(e)
+                    stage = f"to_executorch[{algo}]"
+                    self._file(
+                        [Divergence("exir.crash", stage, what, self.device, {"error": what})]
+                    )
+                    continue
+            self._file(
+                exir_overlap.check_overlap(
+                    prog.graph_module, prog.graph_signature, algo, self.device
+                )
+            )
+
+    def variance(self) -> None:
+        """exir.pipeline-variance for each SpecPropPass insertion point."""
+        base = exir_variance.plan_fingerprint(self.b.planned_gm)
+        for point in self.settings.variance_points:
+            try:
+                variant = pipeline.mirror_to_executorch(self.b.edge, point)
+            except pipeline.NotApplicable:
+                self.report.counters[f"variance-{point}-n/a"] += 1
+                continue
+            except Exception as e:
+                error = error_text(e, 300)
+                self._file(
+                    [
+                        Divergence(
+                            "exir.pipeline-variance",
+                            f"pipeline-variance[{point}]",
+                            f"re-running SpecPropPass {point} makes the pipeline raise {error}",
+                            self.device,
+                            {"point": point, "error": error},
+                        )
+                    ]
+                )
+                continue
+            variant_rows = exir_variance.plan_fingerprint(variant)
+            self._file(exir_variance.compare_plans(base, variant_rows, point, self.device))
+
+    def alias_structure(self) -> None:
+        """exir.aliasing inside the program (S1-S5 on the greedy plan)."""
+        found, notes = exir_aliasing.check_alias_structure(self.b.planned_gm, self.device)
+        self._file(found)
+        self.report.details["alias_notes"] = notes
+
+    # -- the calls ---------------------------------------------------------------------
+
+    def load_runtime(self) -> None:
+        """Load the .pte on the pip runtime, unless it lacks kernels (static checks only)."""
+        missing = (
+            missing_kernels(self.b.planned_gm) if self.settings.runtime else ["(runtime disabled)"]
+        )
+        self.report.details["runtime"] = (
+            "pip runtime" if not missing else f"static checks only: no kernel for {missing}"
+        )
+        if missing:
+            self.report.counters["runtime-static-only"] += 1
+            return
+        try:
+            self.loaded = self._timed_runtime(lambda: LoadedProgram(self.b.buffer))
+        except Exception as e:
+            self._file([Divergence("exir.crash", "runtime-load", error_text(e), self.device)])
+
+    def each_call(self) -> None:
+        """Per call inside the contract: under-allocation, alias boundary, runtime result.
+        Calls outside the contract (or with overlapping inputs of a mutating program) are
+        counted and left out."""
+        et_program, calls = self.b.et_program, self.calls
+        facts = self.guard("alias-boundary", lambda: exir_aliasing.boundary_facts(et_program))
+        legal: Counter = Counter()
+        for i, (host, fed, ref, eager) in enumerate(
+            zip(calls.host, calls.fed, calls.reference, calls.eager)
+        ):
+            stage = f"call[{i}]"
+            why = self.guard(
+                "contract",
+                lambda: (
+                    contract.outside_contract(self.b.ep, host)
+                    or contract.aliased_mutation(et_program, host, ref)
+                ),
+                "the contract check failed",
+            )
+            if why is not None:
+                self.report.counters["call-outside-contract"] += 1
+                self.report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
+                continue
+            self.first_inside = fed if self.first_inside is None else self.first_inside
+            self.report.counters["calls-checked"] += 1
+            if not eager.error:
+                self.guard("under-allocation", lambda: self._under_allocation(fed, stage))
+            if facts is not None:
+                legal.update(
+                    self.guard(
+                        "alias-boundary",
+                        lambda: self._alias_boundary(facts, eager, fed, stage),
+                        {},
+                    )
+                )
+            if self.loaded is not None:
+                self.guard("runtime-result", lambda: self._runtime_result(fed, eager, stage))
+        self.report.details["legal_aliasing"] = dict(legal)
+
+    def _under_allocation(self, fed: tuple, stage: str) -> None:
+        """exir.under-allocation: each planned buffer against its reference's value."""
+        report = self.report
+        try:
+            values = interpret(self.b.ep, copy_args(fed))
+        except Exception as e:  # e.g. a runtime assert of the ATen program: counted, not judged
+            report.counters["aten-interpret-error"] += 1
+            report.details.setdefault("aten_interpret_errors", []).append(
+                f"{stage}: {error_text(e, 200)}"
+            )
+            return
+        edge_values = None
+        if self.edge_needed:
+            try:
+                edge_values = interpret(self.b.edge.exported_program(), copy_args(fed))
+            except Exception as e:  # edge-mapped tensors are then not reached
+                report.counters["edge-interpret-error"] += 1
+                report.details.setdefault("edge_interpret_errors", []).append(
+                    f"{stage}: {error_text(e, 200)}"
+                )
+        under, stats = exir_plan.check_under_allocation(
+            self.planned, values, stage, self.device, edge_values
+        )
+        for k, v in stats.items():
+            report.counters[f"tensors-{k}"] += v
+        self._file(under)
+
+    def _alias_boundary(
+        self, facts: dict[str, Any], eager: CallRecord, fed: tuple, stage: str
+    ) -> dict[str, int]:
+        found, legal = exir_aliasing.check_alias_boundary(facts, eager, fed, stage, self.device)
+        self._file(found)
+        return legal
+
+    def _runtime_result(self, fed: tuple, eager: CallRecord, stage: str) -> None:
+        """exir.runtime-result / exir.crash: the runtime against eager on the same inputs."""
+        got = self._timed_runtime(lambda: run_on_runtime(self.loaded, self.b.et_program, fed))
+        if got is None:  # the binding cannot take a number input (executorch 1.0.1: floats)
+            self.report.counters["runtime-input-unsupported"] += 1
+            return
+        self._file(compare_results("exir", eager, got, stage, self.device, check_inputs=True))
+
+    def contract_probes(self) -> None:
+        """exir.unchecked-contract: inputs just outside range_constraints, or inside them
+        but failing an export guard, must be rejected by the runtime."""
+        if self.loaded is None or self.first_inside is None:
+            return
+        self._timed_runtime(self._probe_contract)
+
+    def _probe_contract(self) -> None:
+        results, report = [], self.report
+        for probe in contract.contract_probes(self.b.ep, self.first_inside):
+            try:
+                self.loaded.execute(self.loaded.inputs(probe.args))
+                accepted = True
+            except Exception:
+                accepted = False
+            results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
+            report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
+            if accepted and (probe.kind != "lower" or self.settings.check_lower_bounds):
+                outside = (
+                    "the export guards"
+                    if probe.kind == "guard"
+                    else "the exported range_constraints"
+                )
+                self._file(
+                    [
+                        Divergence(
+                            "exir.unchecked-contract",
+                            f"contract[{probe.kind}]",
+                            f"the runtime accepted {probe.name}, outside {outside}",
+                            self.device,
+                            {"probe": probe.name, "kind": probe.kind},
+                        )
+                    ]
+                )
+        report.details["contract_probes"] = results
+
+    def close(self) -> None:
+        if self.loaded is not None:
+            self.loaded.close()  # the Method goes before its Program
+            self.loaded = None

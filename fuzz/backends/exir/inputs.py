@@ -1,0 +1,124 @@
+"""What the EXIR lane exports a program for, feeds it, and compares it with.
+
+The export example is the first call, unless a dynamic dim has size 0 or 1 there
+(export would specialize it): then the first call whose dynamic dims are all >= 2
+(`pick_example`). Dynamic dims come from the case's DIMS, or from the sizes that vary
+across the calls (`derive_dims`).
+
+Every call is fed as independent contiguous copies of its tensors (`independent`), the
+example included: export bakes the example's layout and aliasing into the program, and
+the pip runtime takes contiguous inputs, each its own buffer. The lane's eager
+reference is eager on those same copies (`lane_reference`): eager on the caller's
+original inputs can differ from it where layout or aliasing is observable. For
+example `neg(x).contiguous().view(-1)` aliases `neg(x)` only when it is contiguous, so
+a later `add_` on it shows in the view for a contiguous input and not for a transposed
+one; the program export recorded (from a contiguous example) computes the former. The
+engine's reference is reused for calls whose tensors are already contiguous and share
+no storage (most calls); the others are run again on their copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+
+from fuzz.case import Case
+from fuzz.observe import CallRecord, observe_call
+from fuzz.tensors import copy_args, map_tensors, storage_key
+
+
+def derive_dims(case: Case, calls: Sequence[tuple]) -> dict[int, dict[int, tuple[int, int]]]:
+    """{arg position: {dim: (min, max)}}: case.dims when given, else the dims of top-level
+    tensor arguments whose size varies across the calls (min/max of observed sizes)."""
+    names = case.input_names()
+    if case.dims is not None:
+        return {
+            names.index(n): {int(d): (int(lo), int(hi)) for d, (lo, hi) in dims.items()}
+            for n, dims in case.dims.items()
+            if n in names
+        }
+    out: dict[int, dict[int, tuple[int, int]]] = {}
+    first = calls[0]
+    for p, a in enumerate(first):
+        if not isinstance(a, torch.Tensor):
+            continue
+        for d in range(a.dim()):
+            sizes = [
+                c[p].shape[d]
+                for c in calls
+                if len(c) > p and isinstance(c[p], torch.Tensor) and c[p].dim() == a.dim()
+            ]
+            if len(set(sizes)) > 1:
+                out.setdefault(p, {})[d] = (min(sizes), max(sizes))
+    return out
+
+
+def pick_example(calls: Sequence[tuple], dims: dict[int, dict[int, tuple[int, int]]]) -> int:
+    """Index of the call to export with: the first call, unless its size on a dynamic dim
+    is 0 or 1 (export would specialize the dim to it, leaving every other call outside
+    the contract); then the first call whose dynamic dims all have sizes >= 2."""
+
+    def ok(call: tuple) -> bool:
+        return all(
+            len(call) > p
+            and isinstance(call[p], torch.Tensor)
+            and call[p].dim() > d
+            and call[p].shape[d] >= 2
+            for p, ds in dims.items()
+            for d in ds
+        )
+
+    return next((i for i, c in enumerate(calls) if ok(c)), 0)
+
+
+def independent(args: Sequence[Any]) -> tuple:
+    """A call as the runtime is fed: each tensor an independent contiguous copy.
+
+    Export bakes the example's layout into the program (a transposed example gives its
+    placeholder dim order (1, 0), which the pip runtime cannot be fed: it takes contiguous
+    inputs only), and it bakes in the example's aliasing (the same tensor passed as two
+    inputs becomes one node: the graph reads one input where the program reads the other,
+    pytorch/pytorch#144683). So the program is exported for such copies, and every call
+    is run on them."""
+
+    def fresh(value: torch.Tensor) -> torch.Tensor:
+        out = value.detach().clone(memory_format=torch.contiguous_format)
+        return out.requires_grad_(value.requires_grad) if value.is_leaf else out
+
+    return tuple(map_tensors(fresh, a) for a in args)
+
+
+def is_independent(args: Sequence[Any]) -> bool:
+    """Whether every tensor of a call is contiguous and shares storage with no other
+    (then `independent(args)` behaves exactly like `args`)."""
+    seen: set[int] = set()
+    for t in pytree.tree_leaves(list(args)):
+        if not isinstance(t, torch.Tensor):
+            continue
+        if not t.is_contiguous():
+            return False
+        key = storage_key(t)
+        if key is not None:
+            if key in seen:
+                return False
+            seen.add(key)
+    return True
+
+
+def lane_reference(
+    program: Callable[..., Any], calls: Sequence[tuple], reference: Sequence[CallRecord]
+) -> tuple[list[tuple], list[CallRecord], int]:
+    """(the calls as fed, eager on them, how many calls eager ran again). `calls` are the
+    lane's host copies; `reference` is the engine's eager reference on them."""
+    fed = [independent(args) for args in calls]
+    out, rerun = [], 0
+    for args, copies, ref in zip(calls, fed, reference):
+        if is_independent(args):
+            out.append(ref)
+        else:
+            out.append(observe_call(program, copy_args(copies)))
+            rerun += 1
+    return fed, out, rerun

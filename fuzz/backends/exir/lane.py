@@ -1,0 +1,183 @@
+"""The EXIR lane: torch.export -> to_edge -> to_executorch (memory planned) -> runtime.
+
+`ExirLane.run` builds the program once (fuzz/backends/exir/pipeline.py) and runs a list
+of named checks on the build (fuzz/backends/exir/checks.py), each through one guard:
+
+  spec-meta          the probe's TensorSpecs against meta['val']          exir.spec-meta
+  mapping            planned tensors -> the nodes whose values they hold  (counters)
+  bound-loss         planned upper bounds against the declared ones       exir.bound-loss
+  overlap            greedy and naive plans, Verifier and interval check  exir.overlap
+  pipeline-variance  the plan with SpecPropPass re-run at three points    exir.pipeline-variance
+  alias-structure    alias classes of the plan (S1-S5)                    exir.aliasing
+  runtime-load       the .pte on the pip runtime                          exir.crash
+  calls              per call inside the contract: under-allocation, alias boundary
+                     (E1-E4), runtime result                              exir.under-allocation,
+                                                                          exir.aliasing,
+                                                                          exir.runtime-result
+  contract-probes    inputs just outside the contract must be rejected    exir.unchecked-contract
+
+When to_executorch raised, only spec-meta and bound-loss run (on the probe's snapshot),
+then the error is judged: a lost bound, a skip, or exir.crash. Export refusals are skips
+(`report.skipped`, counters["export-skip"]), as are programs the edge dialect or the
+out-variant pass do not support (counters["unsupported-skip"]).
+
+Inputs (fuzz/backends/exir/inputs.py): the program is exported for, interpreted on and
+run with independent contiguous copies of each call's tensors, and judged against eager
+on those same copies (the engine's reference is reused where a call already is such a
+copy; counters["reference-rerun"] counts the others). Which calls are inside the
+exported contract is judged on the calls as given, with the engine's reference: a call
+whose overlapping inputs a mutating program writes through has no counterpart in the
+exported program (fuzz/backends/exir/contract.py: `aliased_mutation`). The alias
+boundary (E1-E4) compares the plan with eager storage sharing on the copies: the
+program was exported for inputs that share nothing, so that is the sharing it must
+reproduce, and inputs that do share are either left out as above or cannot change
+what eager returns.
+
+Number inputs: torch.export specializes a Python `int`/`float` argument to the
+example's value. It stays a user input of the program (`graph_signature.user_inputs`)
+and `ep.module()` guards it, so a call with another value is outside the contract
+(counters["call-outside-contract"], with the reason in details["outside_contract"]),
+never a runtime divergence. The runtime is fed what the method declares
+(fuzz/backends/exir/runtime.py: the number too on executorch 1.5.1 and 1.0.1, which
+check its value); executorch 1.0.1's binding cannot take a float at all
+(counters["runtime-input-unsupported"]).
+
+Version differences (the legacy lane runs executorch 1.0.1 on torch 2.9.1) are
+feature-detected, not version-compared: the ShapeEnv's version counters and the
+signature of `edge_to_executorch_passes` (pipeline.py), the inputs the method declares
+(runtime.py), and whether the planner aliases in-place results
+(fuzz/oracles/exir_aliasing.py: `planner_aliases_inplace_results`).
+
+Planning and the runtime stay on the host; on CUDA only the engine's reference ran on
+the GPU (a call the lane runs again on its copies runs on the host).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import ClassVar
+
+import torch
+
+import fuzz.backends.exir.pipeline as pipeline
+from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.checks import Calls, LaneRun, Settings
+from fuzz.backends.exir.inputs import derive_dims, lane_reference, pick_example
+from fuzz.case import Case
+from fuzz.divergence import Divergence
+from fuzz.errors import error_text
+from fuzz.observe import CallRecord
+from fuzz.tensors import copy_args
+
+VARIANCE_POINTS = ("repeat", "after-asserts", "before-planning")
+ALGOS = ("greedy", "naive")
+
+
+class ExirLane:
+    name: ClassVar[str] = "exir"
+
+    def __init__(
+        self,
+        *,
+        algos: Sequence[str] = ALGOS,
+        variance_points: Sequence[str] = VARIANCE_POINTS,
+        bound_factor: float = 1.0,
+        custom_bound_factor: float = 1.0,
+        check_lower_bounds: bool = False,
+        runtime: bool = True,
+        strict: bool = False,
+    ):
+        """`bound_factor` / `custom_bound_factor`: how far a planned bound may exceed the
+        declared one (core ops / custom ops such as fuzz::*) before exir.bound-loss.
+        `check_lower_bounds`: also report min-1 probes the runtime accepts (it never
+        checks lower bounds). `runtime`: run the pip runtime where it has the kernels.
+        `strict`: a check's own exception propagates instead of being counted (tests)."""
+        self.settings = Settings(
+            tuple(algos),
+            tuple(variance_points),
+            bound_factor,
+            custom_bound_factor,
+            check_lower_bounds,
+            runtime,
+            strict,
+        )
+
+    def unavailable(self, device: str) -> str | None:
+        if device == "cpu":
+            return None
+        if device == "cuda":
+            return None if torch.cuda.is_available() else "CUDA is not available"
+        return f"unknown device {device!r}"
+
+    def run(
+        self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
+    ) -> LaneReport:
+        report = LaneReport(self.name, device)
+        host = [copy_args(c, "cpu") for c in calls]
+        fed, eager, rerun = lane_reference(case.program, host, reference)
+        report.counters["reference-rerun"] += rerun
+        lane_calls = Calls(host, fed, list(reference), eager)
+        dims = derive_dims(case, host)
+        example = pick_example(host, dims)
+        report.details["example_call"] = example
+        try:
+            b = pipeline.build(case.program, host[example], dims)
+        except pipeline.ExportRefused as e:
+            report.skipped = f"export refused: {e}"
+            report.counters["export-skip"] += 1
+            return report
+        except pipeline.Unsupported as e:
+            report.skipped = f"unsupported: {e}"
+            report.counters["unsupported-skip"] += 1
+            return report
+        except pipeline.StageError as e:
+            if eager and eager[example].error:
+                report.skipped = (
+                    f"{e.stage} raised on an example eager also rejects: {type(e.error).__name__}"
+                )
+                return report
+            what = error_text(e.error)
+            report.divergences.append(
+                Divergence("exir.crash", e.stage, what, device, {"error": what})
+            )
+            return report
+        report.timings.update(b.timings)
+        report.details["range_constraints"] = {
+            str(k): str(v) for k, v in b.ep.range_constraints.items()
+        }
+        self.check_build(b, lane_calls, device, report)
+        return report
+
+    def check_build(
+        self, b: pipeline.ExirBuild, calls: Calls, device: str, report: LaneReport
+    ) -> None:
+        """The named checks on one build, in order, each through the run's one guard."""
+        t = time.perf_counter()
+        run = LaneRun(self.settings, b, calls, device, report)
+        if b.error is not None:
+            checks = [
+                ("spec-meta", run.spec_meta),
+                ("mapping", run.probe_mapping),
+                ("bound-loss", run.bounds),
+                ("to_executorch", run.pipeline_error),
+            ]
+        else:
+            checks = [
+                ("spec-meta", run.spec_meta),
+                ("mapping", run.mapping),
+                ("bound-loss", run.bounds),
+                ("overlap", run.overlap),
+                ("pipeline-variance", run.variance),
+                ("alias-structure", run.alias_structure),
+                ("runtime-load", run.load_runtime),
+                ("calls", run.each_call),
+                ("contract-probes", run.contract_probes),
+            ]
+        try:
+            for name, check in checks:
+                run.guard(name, check)
+        finally:
+            run.close()
+        report.timings["runtime"] += run.runtime_seconds
+        report.timings["checks"] += time.perf_counter() - t - run.runtime_seconds

@@ -1,0 +1,192 @@
+"""exir.overlap: no two tensors live at the same time share bytes, at every graph level.
+
+Two judges of one planned program: ExecuTorch's own `memory_planning.Verifier` (run
+on every level, since it only checks the graph it is given) and an interval check of
+our own that also covers what the Verifier cannot see across levels (control-flow
+submodules own the start of the arena). Pure: both read a planned graph module.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import torch
+from executorch.exir.memory_planning import Verifier
+
+from fuzz.divergence import Divergence
+from fuzz.errors import error_text
+from fuzz.oracles.exir_graph import graph_levels, is_control_flow, storage_root, tensor_specs
+from fuzz.oracles.exir_plan import MAX_PER_KIND
+
+
+def _planned_specs(level: torch.fx.GraphModule) -> list[tuple[str, Any]]:
+    seen, out = set(), []
+    for node in level.graph.nodes:
+        if node.op == "get_attr":
+            continue
+        for _, spec in tensor_specs(node):
+            if id(spec) in seen or spec.const or spec.mem_offset is None or spec.mem_id is None:
+                continue
+            seen.add(id(spec))
+            out.append((node.name, spec))
+    return out
+
+
+def _lifetime(spec) -> tuple[int, int] | None:
+    lt = spec.lifetime  # a _ViewSpec reads its base's lifetime
+    if lt is None or lt[0] is None or lt[1] is None:
+        return None
+    return int(lt[0]), int(lt[1])
+
+
+def _ivl_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def own_overlap_check(gm: torch.fx.GraphModule) -> list[dict]:
+    """Interval check of a whole planned program; returns problem records.
+
+    Per level: two specs with different storage roots, the same mem_id, overlapping
+    lifetimes (inclusive node indices) and overlapping bytes [offset, offset+allocated).
+    Across levels (control flow): a submodule's tensors live in [0, its arena) of each
+    mem_id and must stay inside it, and a parent tensor that is live at the control-flow
+    node must not reach into that arena.
+    """
+    problems = []
+    for path, level in graph_levels(gm):
+        specs = _planned_specs(level)
+        where = "/".join(path) or "<top>"
+        sizes = level.meta.get("non_const_buffer_sizes")
+        for (na, a), (nb, b) in itertools.combinations(specs, 2):
+            if a.mem_id != b.mem_id or storage_root(a) is storage_root(b):
+                continue
+            la, lb = _lifetime(a), _lifetime(b)
+            if la is None or lb is None or not _ivl_overlap(la, lb):
+                continue
+            ba = (a.mem_offset, a.mem_offset + a.allocated_memory - 1)
+            bb = (b.mem_offset, b.mem_offset + b.allocated_memory - 1)
+            if a.allocated_memory and b.allocated_memory and _ivl_overlap(ba, bb):
+                problems.append(
+                    {
+                        "level": where,
+                        "a": na,
+                        "b": nb,
+                        "mem_id": a.mem_id,
+                        "a_bytes": list(ba),
+                        "b_bytes": list(bb),
+                        "a_lifetime": list(la),
+                        "b_lifetime": list(lb),
+                    }
+                )
+        for name, s in specs:  # inside the level's own arena
+            if (
+                sizes
+                and s.mem_id < len(sizes)
+                and s.mem_offset + s.allocated_memory > sizes[s.mem_id]
+            ):
+                problems.append(
+                    {
+                        "level": where,
+                        "a": name,
+                        "mem_id": s.mem_id,
+                        "a_bytes": [s.mem_offset, s.mem_offset + s.allocated_memory - 1],
+                        "arena": sizes[s.mem_id],
+                        "why": "outside its level's arena",
+                    }
+                )
+        for idx, node in enumerate(level.graph.nodes):
+            if not is_control_flow(node):
+                continue
+            arena: list[int] = []
+            for attr in node.args:
+                sub = (
+                    getattr(level, attr.target, None)
+                    if isinstance(attr, torch.fx.Node) and attr.op == "get_attr"
+                    else None
+                )
+                for i, size in enumerate(
+                    getattr(sub, "meta", {}).get("non_const_buffer_sizes", []) or []
+                ):
+                    arena.extend([0] * (i + 1 - len(arena)))
+                    arena[i] = max(arena[i], size)
+            for name, s in specs:
+                lt = _lifetime(s)
+                if lt is None or not (lt[0] <= idx <= lt[1]) or s.mem_id >= len(arena):
+                    continue
+                if s.allocated_memory and s.mem_offset < arena[s.mem_id]:
+                    problems.append(
+                        {
+                            "level": where,
+                            "a": name,
+                            "b": f"{node.name} submodules",
+                            "mem_id": s.mem_id,
+                            "a_bytes": [s.mem_offset, s.mem_offset + s.allocated_memory - 1],
+                            "b_bytes": [0, arena[s.mem_id] - 1],
+                            "a_lifetime": list(lt),
+                            "why": "live across a control-flow node inside its submodules' arena",
+                        }
+                    )
+    return problems
+
+
+def run_verifier(gm: torch.fx.GraphModule, graph_signature: Any) -> list[dict]:
+    """ExecuTorch's own `memory_planning.Verifier` on every level (it only checks the
+    graph it is given). Top level: inputs, outputs and mutable buffers are planned;
+    control-flow submodules: inputs are the parent's tensors, outputs are planned."""
+    problems = []
+    for path, level in graph_levels(gm):
+        top = not path
+        verifier = Verifier(
+            level,
+            alloc_graph_input=top,
+            alloc_graph_output=True,
+            alloc_mutable_buffers=True,
+            graph_signature=graph_signature if top else None,
+        )
+        for check in ("verify_storage_reuse", "verify_graph_input_output"):
+            try:
+                getattr(verifier, check)()
+            except Exception as e:  # InternalError / AssertionError: the plan failed the check
+                problems.append(
+                    {
+                        "level": "/".join(path) or "<top>",
+                        "verifier": check,
+                        "error": error_text(e),
+                    }
+                )
+    return problems
+
+
+def check_overlap(
+    gm: torch.fx.GraphModule, graph_signature: Any, algo: str, device: str = "cpu"
+) -> list[Divergence]:
+    """exir.overlap from both ExecuTorch's Verifier and our own interval check."""
+    stage = f"memory-planning[{algo}]"
+    out = []
+    for p in run_verifier(gm, graph_signature)[:MAX_PER_KIND]:
+        out.append(
+            Divergence(
+                "exir.overlap",
+                stage,
+                f"ExecuTorch Verifier.{p['verifier']} rejects the {algo} plan at {p['level']}: "
+                f"{p['error']}",
+                device,
+                p | {"algo": algo},
+            )
+        )
+    for p in own_overlap_check(gm)[:MAX_PER_KIND]:
+        what = p.get("why") or "live at the same time and share bytes"
+        other = f" and {p['b']}" if "b" in p else ""
+        out.append(
+            Divergence(
+                "exir.overlap",
+                stage,
+                f"{algo} plan at {p['level']}: {p['a']}{other} {what} "
+                f"(mem_id {p['mem_id']}, bytes {p.get('a_bytes')} / "
+                f"{p.get('b_bytes', p.get('arena'))})",
+                device,
+                p | {"algo": algo},
+            )
+        )
+    return out

@@ -3,8 +3,8 @@ corpus as test items.
 
 * `--fixes on|off|NAME,...` (default: $FUZZ_FIXES, else "on") is applied in
   `pytest_configure`, so every xdist worker applies it too. Tests that compare stock and
-  fixed behaviour (tests/fixes/) run their observations in subprocesses and are not
-  affected by it.
+  fixed behaviour (tests/fixes/) switch in-process with `fixes.applied(...)`, which
+  restores this state afterwards.
 * The Hypothesis profile is `--hypothesis-profile` when given, else $HYPOTHESIS_PROFILE,
   else "ci" when $CI is set, else "dev" (profiles: fuzz/settings.py).
 * Every case file under corpus/ becomes one item per (lane, device) it allows:

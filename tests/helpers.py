@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_python(code: str, fixes: str = "off", timeout: int = 600) -> dict:
     """Run `code` in a fresh interpreter with `fixes` applied; it must print one JSON line
-    last. Fixes are process-wide monkeypatches, so stock-vs-fixed checks need their own
-    process."""
+    last. For checks that need a fresh process (a search that must not see what this one
+    imported or compiled); stock-vs-fixed switching within a process is `fixes.applied`."""
     prelude = f"import fixes; fixes.apply({fixes!r})\n"
     env = os.environ | {"PYTHONPATH": str(ROOT), "FUZZ_FIXES": fixes}
     proc = subprocess.run(

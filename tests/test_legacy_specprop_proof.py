@@ -30,7 +30,7 @@ guarding on unbacked sizes in `dim_order_from_stride` (to_executorch) and
 `remove_empty_tensors_from_cat` (to_edge).
 
 The last tests pin what the EXIR lane adapts to on this stack (feature-detected in
-fuzz/backends/exir.py and fuzz/oracles/, not version-compared): a ShapeEnv without torch
+fuzz/backends/exir/ and fuzz/oracles/, not version-compared): a ShapeEnv without torch
 2.13's `_replacements_version_counter`, executorch 1.0.1's planner leaving in-place
 results to the runtime, and getitems renumbered by a SpecPropPass re-trace (on both lanes).
 """

@@ -27,7 +27,7 @@ to_edge raises `StageError`, and a failure of to_executorch is kept in
 `ExirBuild.error` (the lane judges it: exir.bound-loss, a skip, or exir.crash).
 
 Longer than the lane's other modules: export, lowering, the spec probe and the mirror of
-to_executorch with its ShapeEnv isolation are one sequence of ExecuTorch calls, read
+to_executorch with its ShapeEnv isolation are one piece: one sequence of ExecuTorch calls, read
 top to bottom.
 """
 

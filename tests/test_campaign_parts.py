@@ -226,3 +226,16 @@ def test_blind_spots_fire_on_a_lane_that_checks_too_little_and_not_otherwise():
 def test_finding_item_keeps_the_public_three_parts():
     f = Finding("exir.crash@to_executorch#KeyError: N", "src", [], True, "w")
     assert f.item == ("exir.crash", "to_executorch", "KeyError: N") and f.kind == "exir.crash"
+
+
+def test_the_campaign_database_keeps_failures_hypothesis_would_drop(tmp_path):
+    from fuzz.campaign.database import KeepFailures, open_database
+
+    db = open_database(str(tmp_path / "db"))
+    assert isinstance(db, KeepFailures)
+    db.save(b"key", b"failing")
+    db.delete(b"key", b"failing")  # a later round found it no longer interesting
+    db.move(b"key", b"key.secondary", b"failing")  # ... or demoted it
+    assert list(db.fetch(b"key")) == [b"failing"]
+    assert list(db.fetch(b"key.secondary")) == [b"failing"]
+    assert open_database(None) is None

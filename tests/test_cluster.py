@@ -174,7 +174,7 @@ def test_ray_and_local_engines_file_the_same_findings(tmp_path, ray_address):
         "--workers",
         "1",
         "--max-examples",
-        "40",
+        "60",
         "--hypothesis-seed",
         "11",
         "--budget",
@@ -213,7 +213,7 @@ def test_a_shared_redis_database_replays_a_failing_example_in_the_next_campaign(
     empty = str(tmp_path / "empty")
     first_args = (
         "--max-examples",
-        "40",
+        "60",
         "--hypothesis-seed",
         "11",
         "--budget",

@@ -6,12 +6,18 @@ so a bug found last night, or on another machine, is tried again first. Stored e
 replay only under the same Hypothesis version and strategies: the supervisor refuses
 workers whose harness stamp differs (fuzz.campaign.protocol.harness_stamp).
 
+Failing examples are never dropped (`KeepFailures`): a worker stops raising for a bug it
+has already shrunk, so to Hypothesis yesterday's failure looks fixed when a later round
+replays it, and Hypothesis would delete it from the database, for every other worker and
+night too. Redis entries expire on their own (Hypothesis's default: eight days).
+
 `check_database(spec)` is called once at the start of a campaign: a database that cannot
 be reached is a clear error then, never a campaign that silently runs without one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
@@ -22,6 +28,39 @@ CONNECT_TIMEOUT_S = 5.0
 
 class DatabaseError(RuntimeError):
     """The example database named by a campaign cannot be used; the message says why."""
+
+
+class KeepFailures(ExampleDatabase):
+    """A database wrapper that saves and fetches, but never deletes: `move` (Hypothesis
+    demoting an example that no longer fails) saves a copy under the new key instead."""
+
+    def __init__(self, db: ExampleDatabase):
+        super().__init__()
+        self.wrapped = db
+
+    def __repr__(self) -> str:
+        return f"KeepFailures({self.wrapped!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeepFailures) and self.wrapped == other.wrapped
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        yield from self.wrapped.fetch(key)
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.wrapped.save(key, value)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        pass
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.wrapped.save(dest, value)
+
+    def _start_listening(self) -> None:
+        pass  # change events are the wrapped database's business
+
+    def _stop_listening(self) -> None:
+        pass
 
 
 def is_redis(spec: str | None) -> bool:
@@ -53,8 +92,8 @@ def open_database(spec: str | None) -> ExampleDatabase | None:
     if is_redis(spec):
         from hypothesis.extra.redis import RedisExampleDatabase  # needs the redis client
 
-        return RedisExampleDatabase(_redis_client(spec))
-    return DirectoryBasedExampleDatabase(str(Path(spec)))
+        return KeepFailures(RedisExampleDatabase(_redis_client(spec)))
+    return KeepFailures(DirectoryBasedExampleDatabase(str(Path(spec))))
 
 
 def check_database(spec: str | None) -> None:

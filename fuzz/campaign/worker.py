@@ -69,14 +69,19 @@ from fuzz.prepare import lane_unavailable, prepare
 from fuzz.strategies import GeneratedCase, cases
 
 
-class BudgetExhausted(BaseException):
-    """Raised inside the test to end a round at once (not an Exception: Hypothesis lets
-    it through instead of treating it as a failure)."""
+class StopRound(KeyboardInterrupt):
+    """Ends a Hypothesis round at once from inside the test. A KeyboardInterrupt because that
+    is the one exception Hypothesis lets through without saving the example to its
+    database: any other (even a BaseException) would be stored as a failing example and
+    replayed first by every later campaign sharing the database."""
 
 
-class ShrinkCutShort(BaseException):
-    """Raised inside the test when the shrink budget is spent: ends the round at once; the
-    best candidate so far becomes the finding."""
+class BudgetExhausted(StopRound):
+    """Exploring is over: the budget or the worker's quota is spent."""
+
+
+class ShrinkCutShort(StopRound):
+    """The shrink budget is spent: the best candidate so far becomes the finding."""
 
 
 class Diverged(Exception):

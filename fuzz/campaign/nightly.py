@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import fixes
@@ -116,6 +117,7 @@ def main(args) -> int:
     if args.max_examples is not None and args.max_examples < 1:
         print("error: --max-examples must be >= 1", file=sys.stderr)
         return 2
+    started = time.perf_counter()
     try:
         check_database(database_of(args))
         resources = connect_ray(args) if args.engine == "ray" else None
@@ -125,6 +127,7 @@ def main(args) -> int:
     settings = settings_from(args, resources)
     settings.out.mkdir(parents=True, exist_ok=True)
     sup = Supervisor(settings)
+    sup.engine_startup_seconds = time.perf_counter() - started  # Ray's own start, when used
     sup.event(
         f"campaign seed {settings.seed}, {len(sup.slots)} worker(s) ({settings.engine}), "
         f"lanes {','.join(settings.lanes)}, devices {','.join(settings.devices)}, "

@@ -175,6 +175,7 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
             "wall": round(wall, 2),
             "worker_seconds": round(sup.worker_seconds, 2),
             "worker_startup": round(sup.startup_seconds, 2),
+            "engine_startup": round(sup.engine_startup_seconds, 2),
         },
         "errors": sup.errors,
         "events": sup.events[-200:],

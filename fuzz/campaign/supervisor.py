@@ -118,6 +118,7 @@ class Supervisor:
         self.unavailable: dict[str, str] = {}
         self.worker_seconds = 0.0
         self.startup_seconds = 0.0
+        self.engine_startup_seconds = 0.0  # before the first worker: e.g. joining Ray
         self.crashes = 0
         self.hangs = 0
         self.stopping = False

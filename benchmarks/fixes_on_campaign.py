@@ -1,17 +1,21 @@
-"""A fixes-on campaign of N generated programs per lane, without shrinking: the count
-behind "with the fixes on, the harness stays clean except for known upstream bugs".
+"""A fixes-on campaign of N generated programs per lane, without shrinking: the count behind
+"with the fixes on, every finding is a registered upstream bug or a new one in corpus/".
 
-    python benchmarks/fixes_on_campaign.py --lane thunder --examples 500 [--fixes on]
+    python benchmarks/fixes_on_campaign.py --lane exir --examples 500 [--seed 2026]
+                                           [--fixes on] [--corpus corpus] [--out DIR]
 
-Prints programs run, skips, and divergences by kind, split into the kinds our fixes are
-about (Thunder cache soundness; EXIR planned memory and aliasing) and the rest. Every
-program with a divergence of the first group is written to --out for review, so each
-can be matched to a registered known upstream bug (corpus/ cases with EXPECT) or filed.
+Runs `fuzz.explore.explore` (seeded, one process, every divergence confirmed by a second
+run), asks the corpus about every divergence (`known_as`: the registered bugs it shows,
+by signature or MATCHES pattern) and prints programs run, skips, and divergences by kind,
+split into known (with the corpus cases that matched) and unrecognised. Every program with
+an unrecognised divergence is written to --out with its divergences and buckets, for
+triage: each must become a registered upstream bug (a corpus case) or a harness fix.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
@@ -20,78 +24,75 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fixes  # noqa: E402
-
-FIX_KINDS = {
-    "thunder": {"thunder.unsound-hit", "thunder.wrong-result", "thunder.aliasing"},
-    "exir": {
-        "exir.spec-meta",
-        "exir.under-allocation",
-        "exir.bound-loss",
-        "exir.overlap",
-        "exir.aliasing",
-        "exir.pipeline-variance",
-    },
-}
+from fuzz.buckets import bucket_of  # noqa: E402
+from fuzz.campaign.example import facts_of  # noqa: E402
+from fuzz.corpus import CorpusIndex, DirectoryCorpus  # noqa: E402
+from fuzz.explore import explore  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lane", choices=sorted(FIX_KINDS), required=True)
+    parser.add_argument("--lane", choices=("thunder", "exir"), required=True)
     parser.add_argument("--examples", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--fixes", default="on")
+    parser.add_argument("--corpus", action="append", default=None)
     parser.add_argument("--out", default="fuzz-out/fixes-on")
     args = parser.parse_args()
-    print("fixes:", fixes.apply(args.fixes), fixes.package_versions())
-    from hypothesis import HealthCheck, Phase, given, seed, settings
-
-    from fuzz.engine import run_case
-    from fuzz.strategies import cases
-
+    print("fixes:", fixes.apply(args.fixes), fixes.package_versions(), flush=True)
+    index = CorpusIndex.of(DirectoryCorpus(c) for c in args.corpus or ["corpus"])
     out = Path(args.out) / args.lane
     out.mkdir(parents=True, exist_ok=True)
-    stats, kinds = Counter(), Counter()
-    start = time.perf_counter()
+    stats: Counter = Counter()
+    known: Counter = Counter()  # (kind, corpus case) -> programs
+    new: Counter = Counter()  # bucket -> programs
 
-    @seed(args.seed)
-    @settings(
-        max_examples=args.examples,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(cases(lanes=(args.lane,)))
-    def campaign(generated):
-        result = run_case(generated.case, lanes=(args.lane,), devices=("cpu",))
+    def on_example(generated, result) -> None:
         stats["programs"] += 1
-        stats["skipped"] += sum(r.skipped is not None for r in result.reports)
+        stats["skipped"] += sum(r.skipped is not None and not r.divergences for r in result.reports)
         stats["flaky"] += len(result.flaky)
         for r in result.reports:
             stats.update({k: v for k, v in r.counters.items() if k in ("hits", "misses")})
-        seen = {(d.kind, d.data.get("control", "")) for d in result.divergences}
-        kinds.update(seen)
-        if any(k in FIX_KINDS[args.lane] for k, _ in seen):
-            text = "\n".join(f"# {d}" for d in result.divergences)[:4000]
+        facts = facts_of(generated)
+        unrecognised = []
+        for d in result.divergences:
+            item = d.to_json()
+            names = index.known_as(item, generated.source)
+            if names:
+                known.update({(d.kind, name) for name in names})
+            else:
+                item["bucket"] = bucket_of(item, facts)
+                unrecognised.append(item)
+        for bucket in {d["bucket"] for d in unrecognised}:
+            new[bucket] += 1
+        if unrecognised:
+            text = "\n".join(f"# {json.dumps(d)[:1500]}" for d in unrecognised)
             (out / f"{generated.case.name}.py").write_text(text + "\n" + generated.source)
+        if stats["programs"] % 50 == 0:
+            print(f"... {stats['programs']} programs, {sum(new.values())} unrecognised", flush=True)
 
-    campaign()
+    start = time.perf_counter()
+    explore(
+        [args.lane],
+        args.examples,
+        seed=args.seed,
+        stop_on_first=False,
+        on_example=on_example,
+        case_seed=0,
+    )
     wall = time.perf_counter() - start
     print(
         f"lane={args.lane} programs={stats['programs']} skipped={stats['skipped']} "
         f"flaky={stats['flaky']} hits={stats['hits']} misses={stats['misses']} "
         f"wall={wall:.0f}s ({stats['programs'] / wall:.2f} programs/s)"
     )
-    for group, members in (("fix-relevant", FIX_KINDS[args.lane]), ("other", None)):
-        rows = [
-            (k, c, n)
-            for (k, c), n in sorted(kinds.items())
-            if (k in FIX_KINDS[args.lane]) == (members is not None)
-        ]
-        print(f"{group} divergences (programs): {sum(n for *_, n in rows)}")
-        for k, c, n in rows:
-            print(f"  {k:<28} {n:4d}  {('control: ' + c) if c else ''}")
-    print(f"programs with fix-relevant divergences written to {out}/")
+    print(f"known (registered) divergences: {sum(known.values())} (kind, corpus case)-programs")
+    for (kind, name), n in sorted(known.items()):
+        print(f"  {kind:<28} {n:4d}  {name}")
+    print(f"unrecognised buckets: {len(new)} ({sum(new.values())} bucket-programs)")
+    for bucket, n in new.most_common():
+        print(f"  {n:4d}  {bucket}")
+    print(f"programs with unrecognised divergences written to {out}/")
 
 
 if __name__ == "__main__":

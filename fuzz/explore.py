@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
 
-from fuzz.engine import CaseResult, run_case
+from fuzz.engine import CaseResult, Known, run_case
 from fuzz.strategies import GeneratedCase, cases
 
 
@@ -45,10 +45,16 @@ def explore(
     confirm: bool = True,
     stop_on_first: bool = True,
     kinds: Sequence[str] | None = None,
+    on_example: Callable[[GeneratedCase, CaseResult], None] | None = None,
+    case_seed: int | None = None,
+    known: Known | None = None,
 ) -> Exploration:
     """Run up to `max_examples` generated cases; `seed=None` means random, any int gives
     the same examples every time (seeded, no example database). `found` is the first case
-    with a divergence (of one of `kinds`, when given)."""
+    with a divergence (of one of `kinds`, when given). `on_example(generated, result)` is
+    called for every case that ran (benchmarks and campaign scripts count with it);
+    `case_seed` seeds each case's calls() (default: `seed`, else 0); `known` is the
+    engine's registered-bug lookup (fuzz.engine.run_case)."""
     out = Exploration()
 
     @settings(
@@ -62,7 +68,12 @@ def explore(
     def run(generated):
         out.timings["generation"] += time.perf_counter() - started[0]
         out.examples += 1
-        result = run_case(generated.case, lanes, devices, seed=seed or 0, confirm=confirm)
+        data_seed = case_seed if case_seed is not None else (seed or 0)
+        result = run_case(
+            generated.case, lanes, devices, seed=data_seed, confirm=confirm, known=known
+        )
+        if on_example is not None:
+            on_example(generated, result)
         for report in result.reports:
             out.counters.update(report.counters)
             out.timings.update(report.timings)

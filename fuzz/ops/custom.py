@@ -30,7 +30,7 @@ from fuzz.ops.spec import (
 def _head(types, syms, pick):
     t, n = types
     size = sympy.Min(n.symbol, t.numel())
-    decision = Decision("custom-size", size, f"head size min({n.symbol}, numel)")
+    decision = Decision.on("custom-size", size, f"head size min({n.symbol}, numel)", syms)
     return Built({}, (TensorType((size,), t.dtype),), (decision,))
 
 
@@ -42,7 +42,7 @@ def _head_dim(types, syms, pick):
     (t,) = types
     dim = pick.pick(_backed_dims(t, syms))
     size = sympy.Min(t.shape[dim], t.numel())
-    decision = Decision("custom-size", size, f"head size min({t.shape[dim]}, numel)")
+    decision = Decision.on("custom-size", size, f"head size min({t.shape[dim]}, numel)", syms)
     return Built({"dim": dim}, (TensorType((size,), t.dtype),), (decision,))
 
 

@@ -116,7 +116,7 @@ def _if_shape_number(types, syms, pick):
     dim = pick.pick(_backed_dims(t, syms))
     then, other = _arms(pick)
     d = t.shape[dim]
-    decision = Decision("if-shape-number", sympy.Gt(d, n.symbol), f"{d} > {n.symbol}")
+    decision = Decision.on("if-shape-number", sympy.Gt(d, n.symbol), f"{d} > {n.symbol}", syms)
     attrs = {"dim": dim, "then": then, "other": other}
     return Built(attrs, (TensorType(t.shape, t.dtype),), (decision,))
 
@@ -145,7 +145,7 @@ def _clamped(kind):
         dim = pick.index(t.rank) if kind == "min" else 0
         d = t.shape[dim]
         shape = t.shape[:dim] + (sympy.Min(d, n.symbol),) + t.shape[dim + 1 :]
-        decision = Decision(kind, sympy.Lt(n.symbol, d), f"{n.symbol} < {d}")
+        decision = Decision.on(kind, sympy.Lt(n.symbol, d), f"{n.symbol} < {d}", syms)
         out = TensorType(shape, t.dtype, t.writable)
         return Built({"dim": dim}, (out,), (decision,))
 
@@ -155,7 +155,7 @@ def _clamped(kind):
 def _index(types, syms, pick):
     t, n = types
     d = t.shape[0]
-    decision = Decision("index", sympy.Mod(n.symbol, d), f"{n.symbol} % {d}")
+    decision = Decision.on("index", sympy.Mod(n.symbol, d), f"{n.symbol} % {d}", syms)
     return Built({}, (TensorType(t.shape[1:], t.dtype, t.writable),), (decision,))
 
 

@@ -152,6 +152,12 @@ class Decision:
             return bool(value)
         return int(value) if value.is_integer else round(float(value), 9)
 
+    @classmethod
+    def on(cls, kind: str, predicate: sympy.Basic, text: str, syms: Symbols) -> Decision:
+        """A decision on `predicate`, or a data-dependent one (no predicate) when it reads
+        a data-dependent size: calls cannot choose its outcome."""
+        return cls(kind, None if syms.has_unbacked(predicate) else predicate, text)
+
     @property
     def symbols(self) -> set[str]:
         return (

@@ -130,11 +130,18 @@ def _retype(prev: _State, pick: Picker) -> _State | None:
     return _State(prev.program, prev.values | {name: new})
 
 
-def _layouts(program: Program, pick: Picker) -> tuple[str, ...]:
+def _empty(t: TensorType, sizes: dict[str, int | float]) -> bool:
+    return any(d.subs({s: sizes[s.name] for s in d.free_symbols}) == 0 for d in t.shape)
+
+
+def _layouts(program: Program, pick: Picker, sizes: dict[str, int | float]) -> tuple[str, ...]:
     """Per input: a layout. Only inputs the program uses alias each other: aliasing an
     unused input only shows Thunder 0.2.6's registered alias-index mismatch
     (corpus/thunder_alias_unused_input_crash.py, thunder_alias_index_shift.py), which
-    would otherwise hide every other oracle on the program."""
+    would otherwise hide every other oracle on the program. An input that is empty at
+    this call is neither transposed nor a view of a wider base: its strides mean nothing,
+    and the ExecuTorch runtime aborts the process on an empty input with non-contiguous
+    strides (`make_tensor_ptr`: "invalid strides for dim 2: 2 != 1 while its size is 0")."""
     types = program.input_types
     used = program.used_inputs()
     inplace = program.inplace_sources()
@@ -153,12 +160,13 @@ def _layouts(program: Program, pick: Picker) -> tuple[str, ...]:
             and {i, j} <= used
         ]
         options = ["contiguous", "contiguous"]
-        if t.rank >= 2:
+        if t.rank >= 2 and not _empty(t, sizes):
             options.append("transposed")
         # The same tensor twice would make an in-place op's source overlap its target in
         # ways eager rejects ("refer to a single memory location"): not for such pairs.
         options += [f"same:{j}" for j in bases if frozenset((i, j)) not in inplace]
-        options += [f"view:{j}" for j in bases if j not in viewed]
+        if not _empty(t, sizes):  # (views of an empty base have odd strides too)
+            options += [f"view:{j}" for j in bases if j not in viewed]
         choice = pick.pick(options)
         if choice.startswith("view:"):
             viewed.add(int(choice[5:]))
@@ -172,7 +180,7 @@ def plan_sequence(
     """One call per gene; `modes[k-1]` says how call k relates to call k-1."""
     pick = Picker(genes[0])
     state = _draw_state(program, pick)
-    plans = [CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick))]
+    plans = [CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick, state.sizes()))]
     for gene, mode in zip(genes[1:], modes):
         pick = Picker(gene)
         if mode == "same":
@@ -184,5 +192,6 @@ def plan_sequence(
         else:
             new = _flip(state, pick) or _draw_state(program, pick)
         state = new
-        plans.append(CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick), mode))
+        layouts = _layouts(program, pick, state.sizes())
+        plans.append(CallPlan(tuple(sorted(state.sizes().items())), layouts, mode))
     return plans

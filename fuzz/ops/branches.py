@@ -111,20 +111,10 @@ def _cond_data(t, d, dim, syms, pick):
     return {}, None, "cond(sum > 0)"
 
 
-def _op(name, kind, template, make, lanes=frozenset({"thunder", "exir"}), also=None):
+def _op(name, kind, template, make, lanes=frozenset({"thunder", "exir"}), imports=()):
     accept, build = _branch(kind, make)
-    if kind == "loop":  # no iteration: the result is the operand itself
-        return OpSpec(name, "branch", template, unary(accept), build, lanes, aliases=True)
-    if also is not None:
-        return OpSpec(
-            name, "branch", template, unary(lambda t, s: accept(t, s) and also(t)), build, lanes
-        )
-    return OpSpec(name, "branch", template, unary(accept), build, lanes)
-
-
-def _plain_dims(t):
-    """Every dim is an input size, a number or a constant (not computed from them)."""
-    return all(d.is_Integer or d.is_Symbol for d in t.shape)
+    aliases = kind == "loop"  # no iteration: the result is the operand itself
+    return OpSpec(name, "branch", template, unary(accept), build, lanes, imports, aliases)
 
 
 _IF = "if {test}:\n    {out} = {then}\nelse:\n    {out} = {other}"
@@ -138,23 +128,23 @@ OPS = (
     _op("if_eq", "if-eq", _IF.replace("{test}", "{0}.shape[{dim}] == {k}"), _eq),
     _op("if_lt", "if-lt", _IF.replace("{test}", "{0}.shape[{dim}] < {k}"), _lt),
     _op("if_mod", "if-mod", _IF.replace("{test}", "{0}.shape[{dim}] % {m} == 0"), _mod),
+    # `numel()` is EXIR-only: Thunder 0.2.6 under symbolic values asserts "IntegerProxy ...
+    # has history None" on a branch on the numel() of a tensor whose sizes it computed
+    # (`x[1:]`, `x.reshape(-1)`, some broadcasts: corpus_new/
+    # thunder_numel_branch_history_none.py). The product of the sizes is the same test.
     _op(
         "if_numel",
         "if-numel",
-        _IF.replace("{test}", "{0}.numel() > {k}"),
+        _IF.replace("{test}", "math.prod({0}.shape) > {k}"),
         _numel,
-        also=_plain_dims,
+        imports=("import math",),
     ),
-    # EXIR only: Thunder 0.2.6 under symbolic values asserts "IntegerProxy ... has history
-    # None" on a branch on the numel of a tensor with computed dims, e.g. `x[1:].numel()`
-    # (corpus_new/thunder_numel_branch_history_none.py).
     _op(
-        "if_numel_derived",
+        "if_numel_method",
         "if-numel",
         _IF.replace("{test}", "{0}.numel() > {k}"),
         _numel,
         frozenset({"exir"}),
-        also=lambda t: not _plain_dims(t),
     ),
     _op("if_tuple", "if-tuple", _IF.replace("{test}", "tuple({0}.shape) == {values}"), _tuple_eq),
     _op(

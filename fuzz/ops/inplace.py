@@ -17,6 +17,7 @@ from fuzz.ops.spec import (
     broadcast_shape,
     float_typed,
     pairs,
+    tensors,
     unary,
 )
 
@@ -44,36 +45,29 @@ def _same_as_target(types, syms, pick):
     return Built({}, (TensorType(t.shape, t.dtype, t.writable),), decisions)
 
 
-def _never_empty(*types, syms):
-    return all(syms.at_least_one(d) for t in types for d in t.shape)
+def _may_be_empty(values, syms) -> bool:
+    """Whether some tensor of the program so far (inputs included) may be empty at a call."""
+    return any(not syms.at_least_one(d) for _, t in tensors(values) for d in t.shape)
 
 
-def _split(name, template, operands_of, accept):
-    """Two ops for one in-place op: `name`, on operands that are never empty (both lanes),
-    and `name` + "empty", on operands with a dim that may be empty at some call (EXIR
-    only). Thunder 0.2.6 under symbolic values raises UnboundLocalError ("cannot access
-    local variable 'i1'") on in-place updates of an input next to another input with an
-    empty dim, and on in-place ops whose broadcast source is empty (corpus_new/
+def _split(name, template, operands):
+    """Two ops for one in-place op: `name`, in programs none of whose tensors so far may be
+    empty (both lanes), and `name` + "empty", in programs where one may be (EXIR only).
+    Thunder 0.2.6 under symbolic values raises UnboundLocalError ("cannot access local
+    variable 'i2'") on a program with an in-place op when two inputs have an empty dim,
+    and on an in-place op whose broadcast source is empty (corpus_new/
     thunder_inplace_empty_unbound.py); that would hide every other oracle on the program."""
 
-    def safe(*types):
-        *ts, syms = types
-        return accept(*types) and _never_empty(*ts, syms=syms)
+    def safe(values, syms):
+        return [] if _may_be_empty(values, syms) else operands(values, syms)
 
-    def empty(*types):
-        *ts, syms = types
-        return accept(*types) and not _never_empty(*ts, syms=syms)
+    def empty(values, syms):
+        return operands(values, syms) if _may_be_empty(values, syms) else []
 
     return (
-        OpSpec(name, "inplace", template, operands_of(safe), _same_as_target, aliases=True),
+        OpSpec(name, "inplace", template, safe, _same_as_target, aliases=True),
         OpSpec(
-            f"{name}empty",
-            "inplace",
-            template,
-            operands_of(empty),
-            _same_as_target,
-            EXIR_ONLY,
-            aliases=True,
+            f"{name}empty", "inplace", template, empty, _same_as_target, EXIR_ONLY, aliases=True
         ),
     )
 
@@ -96,10 +90,10 @@ def _disjoint_pairs(accept):
 
 
 OPS = (
-    *_split("add_", "{out} = {0}.add_({1})", _disjoint_pairs, _add_into),
+    *_split("add_", "{out} = {0}.add_({1})", _disjoint_pairs(_add_into)),
     # copy_ casts to the target's dtype, whatever the source's.
-    *_split("copy_", "{out} = {0}.copy_({1} * 2.0)", pairs, _fits),
+    *_split("copy_", "{out} = {0}.copy_({1} * 2.0)", pairs(_fits)),
     *_split(
-        "mul_", "{out} = {0}.mul_(1.5)", unary, lambda t, s: _writable(t, s) and float_typed(t, s)
+        "mul_", "{out} = {0}.mul_(1.5)", unary(lambda t, s: _writable(t, s) and float_typed(t, s))
     ),
 )

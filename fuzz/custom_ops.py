@@ -10,7 +10,7 @@ Two groups, both under the `fuzz` namespace (`torch.ops.fuzz.*`):
 * Shape ops (`head`, `bmul`), defined with `torch.library.custom_op`, so that Thunder can
   run them (`THUNDER_OPS`, registered by the Thunder lane with
   `thunder.torch.custom_op._register_custom_op` and run by `custom_op_ex`): `head(x, n)`
-  is the first `min(n, numel)` elements of x (its size comes from a number or a shape),
+  is the first n elements of x, zero-padded (its size comes from a number or a shape),
   `bmul(a, b)` is `a * b` with broadcasting (its size is the broadcast shape).
 
 Every functional op has an `.out` overload (keyword-only `out`, resized by the kernel) so
@@ -142,13 +142,18 @@ def _split_sign_out_fake(x, *, pos, nonpos):
 
 @torch.library.custom_op(f"{NAMESPACE}::head", mutates_args=())
 def head(x: torch.Tensor, n: int) -> torch.Tensor:
-    """The first `min(n, x.numel())` elements of x, flattened."""
-    return x.reshape(-1)[:n].clone()
+    """The first n elements of x, flattened, zero-padded to exactly n elements. (Not
+    `min(n, numel)` elements: a `torch.sym_min` size fails ExecuTorch's edge verifier,
+    corpus_new/executorch_sym_min_edge_verifier.py.)"""
+    flat = x.reshape(-1)[:n]
+    out = x.new_zeros((n,))
+    out[: flat.numel()] = flat
+    return out
 
 
 @head.register_fake
 def _head_fake(x, n):
-    return x.new_empty((torch.sym_min(n, x.numel()),))
+    return x.new_empty((n,))
 
 
 @torch.library.custom_op(f"{NAMESPACE}::bmul", mutates_args=())

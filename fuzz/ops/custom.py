@@ -1,7 +1,7 @@
 """The harness's custom ops whose output sizes come from numbers and shapes (not data).
 
-`torch.ops.fuzz.head(x, n)` (the first `min(n, numel)` elements) with `n` a number input
-or a dim of x, and `torch.ops.fuzz.bmul(a, b)` (a broadcasting product). Both lanes run
+`torch.ops.fuzz.head(x, n)` (the first n elements, zero-padded to n) with `n` a number
+input or a dim of x, and `torch.ops.fuzz.bmul(a, b)` (a broadcasting product). Both lanes run
 them: Thunder through `custom_op_ex` (the ops are `torch.library.custom_op` ops, see
 fuzz/custom_ops.py), ExecuTorch through their `.out` overloads. A compiler that computes a
 custom op's output size once, from the traced values, and reuses it for other sizes is
@@ -9,8 +9,6 @@ what these are for. (The data-dependent custom ops are in fuzz/ops/data_dependen
 """
 
 from __future__ import annotations
-
-import sympy
 
 from fuzz.ops import dtypes
 from fuzz.ops.data_dependent import CUSTOM_IMPORT
@@ -29,9 +27,8 @@ from fuzz.ops.spec import (
 
 def _head(types, syms, pick):
     t, n = types
-    size = sympy.Min(n.symbol, t.numel())
-    decision = Decision.on("custom-size", size, f"head size min({n.symbol}, numel)", syms)
-    return Built({}, (TensorType((size,), t.dtype),), (decision,))
+    decision = Decision.on("custom-size", n.symbol, f"head size {n.symbol}", syms)
+    return Built({}, (TensorType((n.symbol,), t.dtype),), (decision,))
 
 
 def _backed_dims(t, syms):
@@ -41,8 +38,8 @@ def _backed_dims(t, syms):
 def _head_dim(types, syms, pick):
     (t,) = types
     dim = pick.pick(_backed_dims(t, syms))
-    size = sympy.Min(t.shape[dim], t.numel())
-    decision = Decision.on("custom-size", size, f"head size min({t.shape[dim]}, numel)", syms)
+    size = t.shape[dim]
+    decision = Decision.on("custom-size", size, f"head size {size}", syms)
     return Built({"dim": dim}, (TensorType((size,), t.dtype),), (decision,))
 
 

@@ -12,9 +12,12 @@ Output dtypes follow torch's rules for a tensor and a Python number
 (`dtypes.with_scalar`); an op whose result dtype would depend on the number's type at a
 call (`int64_tensor * s`) only takes int numbers or float tensors.
 
-Thunder-only exclusion: `math.floor`/`math.ceil` of a scalar number (`math_round`) is
-EXIR-only, because Thunder 0.2.6 under symbolic values crashes on it whenever the number
-is a float (corpus_new/thunder_float_number_floor.py).
+Lane exclusions for known crashes: `math.floor`/`math.ceil` of a scalar number
+(`math_round`) is EXIR-only, because Thunder 0.2.6 under symbolic values crashes on it
+whenever the number is a float (corpus_new/thunder_float_number_floor.py);
+`narrow(d, 0, min(n, x.shape[d]))` (`narrow_number`) is Thunder-only, because ExecuTorch's
+edge verifier rejects the `torch.sym_min` export makes of it
+(corpus_new/executorch_sym_min_edge_verifier.py).
 """
 
 from __future__ import annotations
@@ -218,11 +221,15 @@ OPS = (
         _clamped("slice-clamp"),
         aliases=True,
     ),
+    # Thunder only: under torch.export `min(n, x.shape[d])` is a `torch.sym_min` node, which
+    # ExecuTorch's edge verifier rejects (corpus_new/executorch_sym_min_edge_verifier.py);
+    # `slice_number` clamps the same way in both lanes.
     _op(
         "narrow_number",
         "{out} = {0}.narrow({dim}, 0, min({1}, {0}.shape[{dim}]))",
         with_numbers(lambda t, s: t.rank >= 1, INT),
         _clamped("min"),
+        frozenset({"thunder"}),
         aliases=True,
     ),
     _op(

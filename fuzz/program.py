@@ -121,7 +121,7 @@ def _decode_tensor(pick: Picker, earlier: list[TensorType], syms: Symbols) -> Te
     shape = []
     for _ in range(1 + pick.index(3)):
         lo = pick.pick(DIM_LOWS)
-        shape.append(syms.size(lo, max(lo, 2) + pick.integer(1, 4)))
+        shape.append(syms.size(lo, max(lo, 2) + pick.integer(1, 5)))
     return TensorType(tuple(shape), pick.pick(INPUT_DTYPES))
 
 

@@ -1,39 +1,55 @@
-"""Call plans: the concrete sizes and input layouts of each call in a sequence.
+"""Call plans: the concrete sizes, numbers and input layouts of each call in a sequence.
 
 A sequence starts from one drawn call; each later call either repeats it (`same`),
-redraws sizes while keeping every shape decision of the previous call (`preserve`: a
-cache should hit), or changes sizes so that one decision goes the other way (`flip`: a
-dim moving to/from 1, a branch threshold crossed; a cache must miss or re-check).
-Layouts add aliasing inputs (the same tensor twice, two views of one base) and
-non-contiguous inputs. Everything is decoded from genes like programs are.
+redraws sizes and numbers while keeping every decision of the previous call and every
+number's type (`preserve`: a cache should hit), changes sizes or numbers so that one
+decision goes the other way (`flip`: a dim moving to/from 1, a branch threshold crossed,
+`math.sqrt(n)` of another n; a cache must miss or re-check), or changes the type of a
+scalar number input, int <-> float, keeping its value (3 -> 3.0) or not (3 -> 3.5)
+(`retype`: Thunder 0.2.6 does not check number types). Layouts add aliasing inputs (the
+same tensor twice, two views of one base) and non-contiguous inputs. Everything is
+decoded from genes like programs are.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from fuzz.ops.spec import Picker
+from fuzz.ops.spec import NumberType, Picker, TensorType
 from fuzz.program import Program
 
-MODES = ("same", "preserve", "flip")
+MODES = ("same", "preserve", "flip", "retype")
 
 
 @dataclasses.dataclass(frozen=True)
 class CallPlan:
-    sizes: tuple[tuple[str, int], ...]  # symbol name -> value, for backed symbols
-    layouts: tuple[str, ...]  # per input: contiguous | transposed | same:J | view:J
+    # symbol name -> value: sizes and broadcast dims (ints) and number inputs (an int or a
+    # float: the type is the number's type at this call)
+    sizes: tuple[tuple[str, int | float], ...]
+    layouts: tuple[str, ...]  # per input: contiguous | transposed | same:J | view:J | number
     mode: str = "first"
 
 
-class _State:
-    """Size symbols hold values; broadcast symbols hold "is 1" (else they equal their partner)."""
+def number_options(program: Program, name: str) -> list[int | float]:
+    """Values a number symbol takes: ints in [lo, hi]; for scalar numbers also floats
+    (each int as a float, and the halves in between)."""
+    info = program.symbols.info[name]
+    ints = list(range(info.lo, info.hi + 1))
+    if info.numeric != "scalar":
+        return ints
+    return ints + [float(v) for v in ints] + [v + 0.5 for v in ints[:-1]]
 
-    def __init__(self, program: Program, values: dict[str, int | bool]):
+
+class _State:
+    """Size symbols hold values; broadcast symbols hold "is 1" (else they equal their
+    partner); number symbols hold their Python value."""
+
+    def __init__(self, program: Program, values: dict[str, int | float | bool]):
         self.program, self.values = program, dict(values)
 
-    def sizes(self) -> dict[str, int]:
+    def sizes(self) -> dict[str, int | float]:
         info = self.program.symbols.info
-        out = {n: v for n, v in self.values.items() if info[n].kind == "size"}
+        out = {n: v for n, v in self.values.items() if info[n].kind in ("size", "number")}
         for n, v in self.values.items():
             if info[n].kind == "broadcast":
                 out[n] = 1 if v else out[info[n].partner]
@@ -42,24 +58,41 @@ class _State:
     def outcomes(self):
         return self.program.outcomes(self.sizes())
 
-    def options(self, name: str) -> list[int | bool]:
+    def options(self, name: str, same_type: bool = False) -> list[int | float | bool]:
         info = self.program.symbols.info[name]
-        return [True, False] if info.kind == "broadcast" else list(range(info.lo, info.hi + 1))
+        if info.kind == "broadcast":
+            return [True, False]
+        if info.kind == "number":
+            values = number_options(self.program, name)
+            if same_type and name in self.values:
+                kind = type(self.values[name])
+                values = [v for v in values if type(v) is kind]
+            return values
+        return list(range(info.lo, info.hi + 1))
 
 
 def _draw_state(program: Program, pick: Picker) -> _State:
     state = _State(program, {})
     for name in program.backed_symbols():
         state.values[name] = pick.pick(state.options(name))
+    for name in program.number_symbols():
+        ints = [v for v in state.options(name) if isinstance(v, int)]
+        floats = [v for v in state.options(name) if isinstance(v, float)]
+        # Ints first (what shrinking goes to); a scalar number is a float at 1 call in 3.
+        state.values[name] = pick.pick(floats) if floats and pick.index(3) == 2 else pick.pick(ints)
     return state
+
+
+def _symbols(program: Program) -> list[str]:
+    return program.backed_symbols() + program.number_symbols()
 
 
 def _preserve(prev: _State, pick: Picker) -> _State:
     want = prev.outcomes()
     state = _State(prev.program, prev.values)
-    for name in prev.program.backed_symbols():
+    for name in _symbols(prev.program):
         old = state.values[name]
-        state.values[name] = pick.pick(state.options(name))
+        state.values[name] = pick.pick(state.options(name, same_type=True))
         if state.outcomes() != want:
             state.values[name] = old  # that value would change a decision: keep the old one
     return state
@@ -82,17 +115,58 @@ def _flip(prev: _State, pick: Picker) -> _State | None:
     return None
 
 
-def _layouts(program: Program, pick: Picker) -> tuple[str, ...]:
+def _retype(prev: _State, pick: Picker) -> _State | None:
+    """One scalar number changes type: int v -> float v or v + 0.5, float f -> int(f)."""
+    info = prev.program.symbols.info
+    scalars = [n for n in prev.program.number_symbols() if info[n].numeric == "scalar"]
+    if not scalars:
+        return None
+    name = pick.pick(scalars)
+    value = prev.values[name]
+    if isinstance(value, int):
+        new = value + 0.5 if pick.flag() and value < info[name].hi else float(value)
+    else:
+        new = int(value)
+    return _State(prev.program, prev.values | {name: new})
+
+
+def _empty(t: TensorType, sizes: dict[str, int | float]) -> bool:
+    return any(d.subs({s: sizes[s.name] for s in d.free_symbols}) == 0 for d in t.shape)
+
+
+def _layouts(program: Program, pick: Picker, sizes: dict[str, int | float]) -> tuple[str, ...]:
+    """Per input: a layout. Only inputs the program uses alias each other: aliasing an
+    unused input only shows Thunder 0.2.6's registered alias-index mismatch
+    (corpus/thunder_alias_unused_input_crash.py, thunder_alias_index_shift.py), which
+    would otherwise hide every other oracle on the program. An input that is empty at
+    this call is neither transposed nor a view of a wider base: its strides mean nothing,
+    and the ExecuTorch runtime aborts the process on an empty input with non-contiguous
+    strides (`make_tensor_ptr`: "invalid strides for dim 2: 2 != 1 while its size is 0")."""
     types = program.input_types
+    used = program.used_inputs()
+    inplace = program.inplace_sources()
     layouts: list[str] = []
     viewed: set[int] = set()
     for i, t in enumerate(types):
-        bases = [j for j in range(i) if types[j] == t and layouts[j] in ("contiguous",)]
+        if isinstance(t, NumberType):
+            layouts.append("number")
+            continue
+        bases = [
+            j
+            for j in range(i)
+            if isinstance(types[j], TensorType)
+            and types[j] == t
+            and layouts[j] == "contiguous"
+            and {i, j} <= used
+        ]
         options = ["contiguous", "contiguous"]
-        if t.rank >= 2:
+        if t.rank >= 2 and not _empty(t, sizes):
             options.append("transposed")
-        options += [f"same:{j}" for j in bases]
-        options += [f"view:{j}" for j in bases if j not in viewed]
+        # The same tensor twice would make an in-place op's source overlap its target in
+        # ways eager rejects ("refer to a single memory location"): not for such pairs.
+        options += [f"same:{j}" for j in bases if frozenset((i, j)) not in inplace]
+        if not _empty(t, sizes):  # (views of an empty base have odd strides too)
+            options += [f"view:{j}" for j in bases if j not in viewed]
         choice = pick.pick(options)
         if choice.startswith("view:"):
             viewed.add(int(choice[5:]))
@@ -106,15 +180,18 @@ def plan_sequence(
     """One call per gene; `modes[k-1]` says how call k relates to call k-1."""
     pick = Picker(genes[0])
     state = _draw_state(program, pick)
-    plans = [CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick))]
+    plans = [CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick, state.sizes()))]
     for gene, mode in zip(genes[1:], modes):
         pick = Picker(gene)
         if mode == "same":
             new = state
         elif mode == "preserve":
             new = _preserve(state, pick)
+        elif mode == "retype":
+            new = _retype(state, pick) or _flip(state, pick) or _draw_state(program, pick)
         else:
             new = _flip(state, pick) or _draw_state(program, pick)
         state = new
-        plans.append(CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick), mode))
+        layouts = _layouts(program, pick, state.sizes())
+        plans.append(CallPlan(tuple(sorted(state.sizes().items())), layouts, mode))
     return plans

@@ -1,13 +1,28 @@
-"""The harness's own data-dependent custom ops, registered with `torch.library`.
+"""The harness's own custom ops, registered with `torch.library`.
 
-Each op's output size depends on the *values* of its input, so under `torch.export` its
-fake kernel returns an unbacked symbolic size (`ctx.new_dynamic_size()`), with the bound
-stated by `torch._check`. Every functional op has an `.out` overload (keyword-only
-`out`, resized by the kernel) so that ExecuTorch's ToOutVarPass can memory-plan it.
+Two groups, both under the `fuzz` namespace (`torch.ops.fuzz.*`):
 
-Importing this module registers the ops once per process under the `fuzz` namespace:
-`torch.ops.fuzz.positive(x)`, etc. The op *descriptions* used by the generator live in
-`fuzz.ops.data_dependent`; this module only defines kernels.
+* Data-dependent ops (`positive`, `positive_head`, `split_sign`): the output size depends
+  on the *values* of the input, so under `torch.export` the fake kernel returns an
+  unbacked symbolic size (`ctx.new_dynamic_size()`), with the bound stated by
+  `torch._check`. Defined with `Library.define` + `impl`. Thunder cannot trace them
+  (EXIR-only in the catalogue).
+* Shape ops (`head`, `bmul`), defined with `torch.library.custom_op`, so that Thunder can
+  run them (`THUNDER_OPS`, registered by the Thunder lane with
+  `thunder.torch.custom_op._register_custom_op` and run by `custom_op_ex`): `head(x, n)`
+  is the first n elements of x, zero-padded (its size comes from a number or a shape),
+  `bmul(a, b)` is `a * b` with broadcasting (its size is the broadcast shape).
+
+Every functional op has an `.out` overload (keyword-only `out`, resized by the kernel) so
+that ExecuTorch's ToOutVarPass can memory-plan it. `torch.library.custom_op` cannot
+declare one, so the `.out` overloads of `head` and `bmul` are defined afterwards on the
+same op name through the namespace's library, with the functional schema's argument
+types (`SymInt n`, which is what `custom_op` makes of `int`: the out-variant lookup
+compares the two schemas).
+
+Importing this module registers the ops once per process. The op *descriptions* used by
+the generator live in `fuzz.ops.data_dependent` and `fuzz.ops.custom`; this module only
+defines kernels.
 """
 
 from __future__ import annotations
@@ -120,3 +135,62 @@ def _positive_head_out_fake(x, k, *, out):
 @torch.library.register_fake(f"{NAMESPACE}::split_sign.out", lib=_lib)
 def _split_sign_out_fake(x, *, pos, nonpos):
     return pos, nonpos
+
+
+# ---- shape ops, Thunder-capable (torch.library.custom_op) --------------------------------
+
+
+@torch.library.custom_op(f"{NAMESPACE}::head", mutates_args=())
+def head(x: torch.Tensor, n: int) -> torch.Tensor:
+    """The first n elements of x, flattened, zero-padded to exactly n elements. (Not
+    `min(n, numel)` elements: a `torch.sym_min` size fails ExecuTorch's edge verifier,
+    corpus_new/executorch_sym_min_edge_verifier.py.)"""
+    flat = x.reshape(-1)[:n]
+    out = x.new_zeros((n,))
+    out[: flat.numel()] = flat
+    return out
+
+
+@head.register_fake
+def _head_fake(x, n):
+    return x.new_empty((n,))
+
+
+@torch.library.custom_op(f"{NAMESPACE}::bmul", mutates_args=())
+def bmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """`a * b`, broadcasting."""
+    return a * b
+
+
+@bmul.register_fake
+def _bmul_fake(a, b):
+    shape = torch.broadcast_shapes(a.shape, b.shape)
+    return a.new_empty(shape, dtype=torch.promote_types(a.dtype, b.dtype))
+
+
+_lib.define("head.out(Tensor x, SymInt n, *, Tensor(a!) out) -> Tensor(a!)")
+_lib.define("bmul.out(Tensor a, Tensor b, *, Tensor(a!) out) -> Tensor(a!)")
+
+
+@torch.library.impl(f"{NAMESPACE}::head.out", _IMPL, lib=_lib)
+def _head_out(x, n, *, out):
+    return _into(out, head(x, n))
+
+
+@torch.library.impl(f"{NAMESPACE}::bmul.out", _IMPL, lib=_lib)
+def _bmul_out(a, b, *, out):
+    return _into(out, bmul(a, b))
+
+
+@torch.library.register_fake(f"{NAMESPACE}::head.out", lib=_lib)
+def _head_out_fake(x, n, *, out):
+    return out
+
+
+@torch.library.register_fake(f"{NAMESPACE}::bmul.out", lib=_lib)
+def _bmul_out_fake(a, b, *, out):
+    return out
+
+
+# The ops the Thunder lane registers with Thunder (CustomOpDef objects).
+THUNDER_OPS = (head, bmul)

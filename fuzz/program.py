@@ -6,6 +6,11 @@ each op gene picks among the ops whose operand constraints some available values
 then among those operand tuples, then the op's attributes, each as `gene[i] % n`. So
 deleting an op gene (what Hypothesis's shrinker does to lists) still decodes to a valid,
 smaller program, and shrinking a gene towards zeros picks simpler options.
+
+Inputs are tensors (a dtype from `dtypes.INPUT_DTYPES`, dims whose range may include 0
+and 1, or a shape related to an earlier input for broadcasting), then Python numbers
+(`NumberType`, one per number gene). A number input that no op gene used gets one op
+that uses it, decoded from the number's own gene, so every number input matters.
 """
 
 from __future__ import annotations
@@ -18,15 +23,17 @@ from typing import Any
 import sympy
 
 from fuzz import ops as op_catalogue
-from fuzz.ops.spec import Decision, OpSpec, Picker, Symbols, TensorType
+from fuzz.ops.dtypes import INPUT_DTYPES
+from fuzz.ops.spec import Decision, NumberType, OpSpec, Picker, Symbols, TensorType, Value
 
 MAX_OUTPUTS = 3
 
 
 @dataclasses.dataclass(frozen=True)
 class Genome:
-    inputs: tuple[tuple[int, ...], ...]
+    inputs: tuple[tuple[int, ...], ...]  # one gene per tensor input
     ops: tuple[tuple[int, ...], ...]
+    numbers: tuple[tuple[int, ...], ...] = ()  # one gene per number input (after the tensors)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,9 +50,9 @@ class Node:
 
 @dataclasses.dataclass
 class Program:
-    input_types: tuple[TensorType, ...]
+    input_types: tuple[Value, ...]  # TensorType or NumberType
     nodes: tuple[Node, ...]
-    types: tuple[TensorType, ...]  # by value id; inputs first
+    types: tuple[Value, ...]  # by value id; inputs first
     outputs: tuple[int, ...]
     symbols: Symbols
     decisions: tuple[Decision, ...]
@@ -71,49 +78,105 @@ class Program:
     def backed_symbols(self) -> list[str]:
         return [n for n, i in self.symbols.info.items() if i.kind in ("size", "broadcast")]
 
+    def number_symbols(self) -> list[str]:
+        return [n for n, i in self.symbols.info.items() if i.kind == "number"]
 
-def _decode_inputs(genes: Sequence[Sequence[int]], syms: Symbols) -> list[TensorType]:
-    types: list[TensorType] = []
-    for gene in genes:
-        pick = Picker(gene)
-        if types and pick.index(3):
-            # Related to an earlier input: a suffix of its shape (rank differences) with
-            # some dims replaced by 1 or by a broadcast symbol (size-1 flips per call).
-            base = pick.pick(types).shape
-            shape = []
-            for d in base[len(base) - (1 + pick.index(len(base))) :]:
-                choice = pick.index(4)
-                if choice == 1:
-                    d = sympy.Integer(1)
-                elif choice == 2 and syms.kind(d) == "size":
-                    d = syms.broadcast(d)
-                shape.append(d)
-        else:
-            shape = []
-            for _ in range(1 + pick.index(3)):
-                lo = pick.integer(2, 3)
-                shape.append(syms.size(lo, lo + pick.integer(1, 5)))
-        types.append(TensorType(tuple(shape)))
+    def tensor_inputs(self) -> list[int]:
+        return [i for i, t in enumerate(self.input_types) if isinstance(t, TensorType)]
+
+    def used_inputs(self) -> set[int]:
+        return {a for n in self.nodes for a in n.args if a < self.n_inputs}
+
+    def inplace_sources(self) -> set[frozenset[int]]:
+        """Pairs of storage roots an in-place op reads one from and writes the other."""
+        return {
+            frozenset((self.types[n.args[0]].root, self.types[n.args[1]].root))
+            for n in self.nodes
+            if n.spec.family == "inplace" and len(n.args) == 2
+        }
+
+    def number_inputs(self) -> list[int]:
+        return [i for i, t in enumerate(self.input_types) if isinstance(t, NumberType)]
+
+
+# Lower ends of a fresh input dim: mostly >= 2, sometimes a dim that can be empty or 1.
+DIM_LOWS = (2, 3, 0, 2, 1, 3)
+
+
+def _decode_tensor(pick: Picker, earlier: list[TensorType], syms: Symbols) -> TensorType:
+    if earlier and pick.index(3):
+        # Related to an earlier input: a suffix of its shape (rank differences) with
+        # some dims replaced by 1 or by a broadcast symbol (size-1 flips per call).
+        base = pick.pick(earlier)
+        shape = []
+        for d in base.shape[len(base.shape) - (1 + pick.index(len(base.shape))) :]:
+            choice = pick.index(4)
+            if choice == 1:
+                d = sympy.Integer(1)
+            elif choice == 2 and syms.kind(d) == "size":
+                d = syms.broadcast(d)
+            shape.append(d)
+        dtype = base.dtype if pick.index(2) == 0 else pick.pick(INPUT_DTYPES)
+        return TensorType(tuple(shape), dtype)
+    shape = []
+    for _ in range(1 + pick.index(3)):
+        lo = pick.pick(DIM_LOWS)
+        shape.append(syms.size(lo, max(lo, 2) + pick.integer(1, 5)))
+    return TensorType(tuple(shape), pick.pick(INPUT_DTYPES))
+
+
+def _decode_number(pick: Picker, syms: Symbols) -> NumberType:
+    """An "int" number in [0|1|2, +2..5] (it may be a size or an index) or a "scalar"
+    number in [1|2, +1..4] (an int or a float per call)."""
+    if pick.index(2) == 0:
+        lo = pick.pick((0, 1, 2))
+        return NumberType(syms.number(lo, lo + pick.integer(2, 5), "int"), "int")
+    lo = pick.pick((1, 2))
+    return NumberType(syms.number(lo, lo + pick.integer(1, 4), "scalar"), "scalar")
+
+
+def _decode_inputs(genome: Genome, syms: Symbols) -> list[Value]:
+    types: list[Value] = []
+    for i, gene in enumerate(genome.inputs or ((0,),)):
+        t = _decode_tensor(Picker(gene), list(types), syms)
+        types.append(dataclasses.replace(t, root=i))
+    for gene in genome.numbers:
+        types.append(_decode_number(Picker(gene), syms))
     return types
+
+
+def _add_node(op, candidates, pick, types, syms, nodes, decisions) -> None:
+    # Latest values first: the zero choice chains ops, which shrinks to readable programs.
+    candidates.sort(key=lambda c: -max(c))
+    args = pick.pick(candidates)
+    built = op.build([types[a] for a in args], syms, pick)
+    out_ids = tuple(range(len(types), len(types) + len(built.outputs)))
+    for k, (v, t) in enumerate(zip(out_ids, built.outputs)):
+        root = types[args[0]].root if op.aliases and k == 0 else v
+        types.append(dataclasses.replace(t, root=root))
+    nodes.append(Node(op.name, args, tuple(built.attrs.items()), out_ids))
+    decisions.extend(built.decisions)
 
 
 def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Program:
     syms = Symbols()
-    types = _decode_inputs(genome.inputs or ((0,),), syms)
+    types = _decode_inputs(genome, syms)
+    input_genes = (genome.inputs or ((0,),)) + genome.numbers
     n_inputs = len(types)
     nodes, decisions = [], []
     for gene in genome.ops:
         pick = Picker(gene)
         choices = [(op, cands) for op in ops if (cands := op.operands(types, syms))]
         op, candidates = pick.pick(choices)
-        # Latest values first: the zero choice chains ops, which shrinks to readable programs.
-        candidates.sort(key=lambda c: -max(c))
-        args = pick.pick(candidates)
-        built = op.build([types[a] for a in args], syms, pick)
-        out_ids = tuple(range(len(types), len(types) + len(built.outputs)))
-        types.extend(built.outputs)
-        nodes.append(Node(op.name, args, tuple(built.attrs.items()), out_ids))
-        decisions.extend(built.decisions)
+        _add_node(op, candidates, pick, types, syms, nodes, decisions)
+    for j in range(n_inputs):
+        if isinstance(types[j], NumberType) and all(j not in n.args for n in nodes):
+            choices = [(op, [c for c in op.operands(types, syms) if j in c[1:]]) for op in ops]
+            choices = [(op, cands) for op, cands in choices if cands]
+            if choices:
+                pick = Picker(input_genes[j])
+                op, candidates = pick.pick(choices)
+                _add_node(op, candidates, pick, types, syms, nodes, decisions)
     used = {a for n in nodes for a in n.args}
     sinks = [v for v in range(n_inputs, len(types)) if v not in used] or [len(types) - 1]
     return Program(

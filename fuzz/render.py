@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Sequence
 
 from fuzz.calls import CallPlan
+from fuzz.ops.spec import TensorType
 from fuzz.program import Node, Program
 
 _FIELD = re.compile(r"\{([A-Za-z_]\w*)\}")
@@ -40,19 +41,35 @@ def _shape(program: Program, i: int, sizes: dict[str, int]) -> tuple[int, ...]:
     )
 
 
+def make_tensor(shape: tuple[int, ...], dtype: str) -> str:
+    """Source that makes a random tensor of `shape` and `dtype` (drawn from torch's RNG,
+    which `fuzz.tensors.materialize` seeds)."""
+    if dtype == "bool":
+        return f"torch.randint(0, 2, {shape}).bool()"
+    if dtype == "int64":
+        return f"torch.randint(-4, 5, {shape})"
+    if dtype == "float32":
+        return f"torch.randn{shape}"
+    return f"torch.randn({shape}, dtype=torch.{dtype})"
+
+
 def render_calls(program: Program, plans: Sequence[CallPlan]) -> str:
     lines = ["def calls():", "    out = []"]
     for k, plan in enumerate(plans):
         sizes = dict(plan.sizes)
-        lines.append(f"    # call {k}: " + ", ".join(f"{n}={v}" for n, v in plan.sizes))
+        lines.append(f"    # call {k}: " + ", ".join(f"{n}={v!r}" for n, v in plan.sizes))
         names = []
         for i, layout in enumerate(plan.layouts):
+            t = program.input_types[i]
+            if not isinstance(t, TensorType):
+                names.append(repr(sizes[t.symbol.name]))
+                continue
             shape = _shape(program, i, sizes)
             name = f"x{i}_{k}"
             viewers = [j for j, other in enumerate(plan.layouts) if other == f"view:{i}"]
             if viewers:
                 wide = shape[:-1] + (2 * shape[-1],)
-                lines.append(f"    base{i}_{k} = torch.randn{wide}")
+                lines.append(f"    base{i}_{k} = {make_tensor(wide, t.dtype)}")
                 lines.append(f"    {name} = base{i}_{k}[..., :{shape[-1]}]")
             elif layout.startswith("same:"):
                 name = names[int(layout[5:])]
@@ -61,9 +78,9 @@ def render_calls(program: Program, plans: Sequence[CallPlan]) -> str:
                 lines.append(f"    {name} = base{src}_{k}[..., {shape[-1]}:]")
             elif layout == "transposed":
                 flipped = shape[:-2] + (shape[-1], shape[-2])
-                lines.append(f"    {name} = torch.randn{flipped}.transpose(-2, -1)")
+                lines.append(f"    {name} = {make_tensor(flipped, t.dtype)}.transpose(-2, -1)")
             else:
-                lines.append(f"    {name} = torch.randn{shape}")
+                lines.append(f"    {name} = {make_tensor(shape, t.dtype)}")
             names.append(name)
         lines.append(f"    out.append(({', '.join(names)},))")
     lines.append("    return out")
@@ -71,33 +88,50 @@ def render_calls(program: Program, plans: Sequence[CallPlan]) -> str:
 
 
 def render_dims(program: Program) -> dict[str, dict[int, tuple[int, int]]]:
-    """Dynamic ranges of every symbolic input dim, for torch.export."""
+    """Dynamic ranges of every symbolic tensor input dim, for torch.export (number inputs
+    are not dims: export specializes them)."""
     dims: dict[str, dict[int, tuple[int, int]]] = {}
-    for i, t in enumerate(program.input_types):
-        for k, d in enumerate(t.shape):
+    for i in program.tensor_inputs():
+        for k, d in enumerate(program.input_types[i].shape):
             if d.free_symbols:
                 dims.setdefault(program.name(i), {})[k] = program.symbols.range(d)
     return dims
 
 
+def op_lines(program: Program, first_line: int) -> dict[int, str]:
+    """{source line: op name} for the body of `render_program(program)`, whose first body
+    line is `first_line` (lets a lane name the op a failure comes from)."""
+    out, line = {}, first_line
+    for node in program.nodes:
+        text = render_node(program, node)
+        for k in range(text.count("\n") + 1):
+            out[line + k] = node.op
+        line += text.count("\n") + 1
+    return out
+
+
 def render_case(
     program: Program, plans: Sequence[CallPlan], doc: str = "", lanes: Sequence[str] | None = None
 ) -> str:
-    needs_custom = any(n.op.startswith("custom_") for n in program.nodes)
-    head = [f'"""{doc or "Generated program."}"""', "", "import torch"]
-    if needs_custom:
-        head.append("import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)")
+    imports = dict.fromkeys(line for n in program.nodes for line in n.spec.imports)
+    head = [f'"""{doc or "Generated program."}"""', "", "import torch", *sorted(imports)]
+    prefix = "\n".join(head) + "\n\n\n"
     meta = {
         "families": sorted(program.families),
         "decisions": sorted(program.decision_kinds),
         "ops": [n.op for n in program.nodes],
+        "inputs": [
+            f"{t.numeric} number" if i in program.number_inputs() else t.dtype
+            for i, t in enumerate(program.input_types)
+        ],
+        # `def program` is the line after the prefix; the body starts on the next one.
+        "lines": op_lines(program, prefix.count("\n") + 2),
     }
     tail = [f"DIMS = {render_dims(program)!r}", f"META = {meta!r}"]
     if lanes:
         tail.insert(0, f"LANES = {tuple(lanes)!r}")
     return (
-        "\n".join(head)
-        + "\n\n\n"
+        prefix
         + render_program(program)
         + "\n\n"
         + render_calls(program, plans)

@@ -4,9 +4,13 @@
     @given(cases(lanes=("thunder",)))
     def test_thunder(generated): ...
 
-Programs and call plans are drawn as genes (lists of small ints) and decoded, so
-Hypothesis shrinks them op by op and call by call. The engine never sees genes: it gets
-a `Case` built from the rendered source.
+A generated case is drawn *for one lane*: `cases(lanes=("thunder", "exir"))` first draws
+the lane, then a program from that lane's whole op set (`ops.for_lanes([lane])`: the
+EXIR lane gets data-dependent ops, torch.cond and its custom ops, which Thunder cannot
+trace), and renders `LANES = (lane,)` so the case runs there only. Programs and call
+plans are drawn as genes (lists of small ints) and decoded, so Hypothesis shrinks them
+op by op and call by call. The engine never sees genes: it gets a `Case` built from the
+rendered source.
 """
 
 from __future__ import annotations
@@ -15,22 +19,27 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 
+import sympy
 from hypothesis import strategies as st
 
 from fuzz import ops as op_catalogue
 from fuzz.calls import MODES, CallPlan, plan_sequence
 from fuzz.case import Case, case_from_source
+from fuzz.ops.spec import TensorType
 from fuzz.program import Genome, Program, decode
 from fuzz.render import render_case
 
 genes = st.lists(st.integers(0, 255), min_size=1, max_size=6).map(tuple)
 
 
-def genomes(max_inputs: int = 3, max_ops: int = 8) -> st.SearchStrategy[Genome]:
+def genomes(
+    max_inputs: int = 3, max_ops: int = 8, max_numbers: int = 2
+) -> st.SearchStrategy[Genome]:
     return st.builds(
         Genome,
         st.lists(genes, min_size=1, max_size=max_inputs).map(tuple),
         st.lists(genes, min_size=1, max_size=max_ops).map(tuple),
+        st.lists(genes, max_size=max_numbers).map(tuple),
     )
 
 
@@ -55,20 +64,64 @@ class GeneratedCase:
     plans: list[CallPlan]
     source: str
     case: Case
+    lane: str | None = None  # the lane the case was drawn for (None: every lane given)
+
+    def coverage(self) -> dict:
+        """What this case exercises, as counts a campaign can sum over cases:
+
+        {"families":  {family: 1, ...}            the op families in the program,
+         "inputs":    {"number": 0|1,             whether some input is a Python number,
+                       "dtype:<name>": 1, ...     each tensor input dtype,
+                       "size0": 0|1},             whether some call has an empty input dim,
+         "decisions": {decision kind: count}}     decisions the program takes (`if`, ...)
+        """
+        program = self.program
+        inputs = {"number": int(bool(program.number_inputs()))}
+        for i in program.tensor_inputs():
+            inputs[f"dtype:{program.input_types[i].dtype}"] = 1
+        inputs["size0"] = int(
+            any(0 in smallest_input_dims(program, p).values() for p in self.plans)
+        )
+        return {
+            "families": {f: 1 for f in sorted(program.families)},
+            "inputs": inputs,
+            "decisions": dict(sorted(program.decision_kinds.items())),
+        }
+
+
+def smallest_input_dims(program: Program, plan: CallPlan) -> dict[int, int]:
+    """{tensor input index: its smallest dim at this call} (an empty dim shows as 0)."""
+    sizes = dict(plan.sizes)
+    out = {}
+    for i, t in enumerate(program.input_types):
+        if isinstance(t, TensorType) and t.shape:
+            dims = [
+                sympy.sympify(d).subs({s: sizes[s.name] for s in d.free_symbols}) for d in t.shape
+            ]
+            out[i] = min(int(d) for d in dims)
+    return out
 
 
 def make_case(
-    program: Program, plans: list[CallPlan], lanes: Sequence[str] | None = None, doc: str = ""
+    program: Program,
+    plans: list[CallPlan],
+    lanes: Sequence[str] | None = None,
+    doc: str = "",
+    lane: str | None = None,
 ) -> GeneratedCase:
-    source = render_case(program, plans, doc=doc, lanes=lanes)
+    source = render_case(program, plans, doc=doc, lanes=(lane,) if lane else lanes)
     name = "gen_" + hashlib.sha1(source.encode()).hexdigest()[:12]
-    return GeneratedCase(program, plans, source, case_from_source(source, name))
+    return GeneratedCase(program, plans, source, case_from_source(source, name), lane)
 
 
 @st.composite
 def cases(
     draw, lanes: Sequence[str] = ("thunder", "exir"), max_ops: int = 8, max_calls: int = 6
 ) -> GeneratedCase:
-    program = draw(programs(lanes, max_ops=max_ops))
+    """A case for one of `lanes` (drawn first; `GeneratedCase.lane`), whose program uses
+    that lane's whole op set and whose source says `LANES = (lane,)`."""
+    lanes = tuple(lanes)
+    lane = draw(st.sampled_from(lanes)) if len(lanes) > 1 else lanes[0]
+    program = draw(programs((lane,), max_ops=max_ops))
     plans = draw(call_plans(program, max_calls=max_calls))
-    return make_case(program, plans, lanes)
+    return make_case(program, plans, lane=lane)

@@ -1,5 +1,6 @@
-"""The generator: programs valid by construction, call plans that keep or flip shape
-decisions, aliasing and non-contiguous inputs, and op-by-op shrinkability."""
+"""The generator: cases drawn per lane, programs valid by construction (shapes, dtypes,
+number inputs, empty dims), call plans that keep or flip decisions and number types,
+aliasing and non-contiguous inputs, coverage data, and op-by-op shrinkability."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ import dataclasses
 from collections import Counter
 
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from fuzz import ops
 from fuzz.backends.eager import run_eager
-from fuzz.calls import plan_sequence
-from fuzz.program import decode
+from fuzz.calls import MODES, plan_sequence
+from fuzz.ops.spec import NumberType
+from fuzz.program import Genome, decode
 from fuzz.strategies import cases, genomes, make_case, programs
 from fuzz.tensors import materialize
 
@@ -23,15 +26,24 @@ FAST = settings(
     database=None,
     suppress_health_check=list(HealthCheck),
 )
+# Generation only (no eager run): many draws are cheap.
+MANY = settings(FAST, max_examples=400, derandomize=False)
+SPECIAL = {"data-dependent", "custom"}  # with torch.cond: what only EXIR could run before
+
+
+def _subs(plan_sizes, expr):
+    sizes = dict(plan_sizes)
+    return int(sympy.sympify(expr).subs({s: sizes[s.name] for s in expr.free_symbols}))
 
 
 def test_rejection_rate_is_under_ten_percent():
     """A draw is 'rejected' when eager raises on one of its calls: the program was not
-    valid for the shapes we planned. Valid by construction means this stays near 0."""
+    valid for the shapes, dtypes or numbers we planned. Valid by construction means this
+    stays near 0. Cases are drawn for both lanes, each from its own op set."""
     seen = Counter()
 
     @FAST
-    @given(cases(lanes=("exir",)))
+    @given(cases(lanes=("thunder", "exir")))
     def draw(generated):
         records = run_eager(generated.case, materialize(generated.case, 0))
         seen["drawn"] += 1
@@ -46,17 +58,54 @@ def test_rejection_rate_is_under_ten_percent():
         assert seen[family] > 0, f"family {family} never drawn"
 
 
+def test_each_lane_gets_its_own_programs_and_every_family_it_supports():
+    """`cases(lanes=(a, b))` draws the lane first, then a program from that lane's whole
+    op set, and the case runs on that lane only. No lane silently loses a family, and the
+    figures the generator is for hold: EXIR cases hold data-dependent ops, custom ops or
+    torch.cond, Thunder cases hold number inputs, and inputs come in several dtypes."""
+    seen: dict[str, Counter] = {"thunder": Counter(), "exir": Counter()}
+    dtypes_seen = set()
+
+    @seed(20240611)
+    @MANY
+    @given(cases(lanes=("thunder", "exir")))
+    def draw(generated):
+        lane, program = generated.lane, generated.program
+        assert generated.case.lanes == (lane,)
+        allowed = {op.name for op in ops.for_lanes([lane])}
+        assert {n.op for n in program.nodes} <= allowed, generated.source
+        counter = seen[lane]
+        counter["drawn"] += 1
+        counter.update(f"family:{f}" for f in program.families)
+        counter["number"] += bool(program.number_inputs())
+        counter["special"] += bool(
+            SPECIAL & set(program.families) or any(n.op.startswith("cond") for n in program.nodes)
+        )
+        dtypes_seen.update(k for k in generated.coverage()["inputs"] if k.startswith("dtype:"))
+
+    draw()
+    for lane, counter in seen.items():
+        supported = {op.family for op in ops.for_lanes([lane])}
+        missing = [f for f in ops.FAMILIES if f in supported and not counter[f"family:{f}"]]
+        assert not missing, f"{lane} never drew {missing}: {dict(counter)}"
+        assert counter["drawn"] >= 100, dict(counter)
+    assert seen["exir"]["special"] / seen["exir"]["drawn"] >= 0.30, dict(seen["exir"])
+    assert seen["thunder"]["number"] / seen["thunder"]["drawn"] >= 0.25, dict(seen["thunder"])
+    assert len(dtypes_seen) >= 4, dtypes_seen
+
+
 @FAST
 @given(cases(lanes=("thunder", "exir")))
-def test_output_shapes_follow_the_symbolic_rules(generated):
+def test_output_shapes_and_dtypes_follow_the_symbolic_rules(generated):
     program, case = generated.program, generated.case
     for plan, record in zip(generated.plans, run_eager(case, materialize(case, 0))):
         assert record.error is None, f"{record.error}\n{generated.source}"
-        subs = {sympy.Symbol(k, integer=True, nonnegative=True): v for k, v in plan.sizes}
         for value, out in zip(program.outputs, record.outputs):
-            shape = program.types[value].shape
-            if not any(program.symbols.has_unbacked(d) for d in shape):
-                assert tuple(out.shape) == tuple(int(d.subs(subs)) for d in shape), generated.source
+            expected = program.types[value]
+            assert str(out.dtype) == f"torch.{expected.dtype}", generated.source
+            if not any(program.symbols.has_unbacked(d) for d in expected.shape):
+                want = tuple(_subs(plan.sizes, d) for d in expected.shape)
+                assert tuple(out.shape) == want, generated.source
 
 
 @FAST
@@ -66,7 +115,9 @@ def test_deleting_any_op_gene_still_decodes_validly(program_unused, data):
     k = data.draw(st.integers(0, len(genome.ops) - 1))
     smaller = dataclasses.replace(genome, ops=genome.ops[:k] + genome.ops[k + 1 :] or ((0,),))
     program = decode(smaller)
-    assert len(program.nodes) == max(1, len(genome.ops) - 1)
+    # One node per op gene, plus at most one per number input no op gene used.
+    base = max(1, len(genome.ops) - 1)
+    assert base <= len(program.nodes) <= base + len(genome.numbers)
     generated = make_case(program, plan_sequence(program, [(0,), (1,)], ["preserve"]))
     errors = [r.error for r in run_eager(generated.case, materialize(generated.case, 0)) if r.error]
     assert not errors, f"{errors}\n{generated.source}"
@@ -78,24 +129,61 @@ def test_deleting_any_op_gene_still_decodes_validly(program_unused, data):
     st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255)), min_size=2, max_size=5),
     st.data(),
 )
-def test_call_modes_keep_or_flip_decisions(program, raw_genes, data):
-    modes = data.draw(
-        st.lists(
-            st.sampled_from(["same", "preserve", "flip"]),
-            min_size=len(raw_genes) - 1,
-            max_size=len(raw_genes) - 1,
-        )
-    )
+def test_call_modes_keep_or_flip_decisions_and_number_types(program, raw_genes, data):
+    n = len(raw_genes) - 1
+    modes = data.draw(st.lists(st.sampled_from(MODES), min_size=n, max_size=n))
     plans = plan_sequence(program, raw_genes, modes)
     flippable = any(d.predicate is not None for d in program.decisions)
+    scalars = [
+        program.input_types[i].symbol.name
+        for i in program.number_inputs()
+        if program.input_types[i].numeric == "scalar"
+    ]
     for prev, plan in zip(plans, plans[1:]):
         before, after = program.outcomes(dict(prev.sizes)), program.outcomes(dict(plan.sizes))
+        old, new = dict(prev.sizes), dict(plan.sizes)
         if plan.mode in ("same", "preserve"):
             assert before == after
+            assert all(type(old[k]) is type(new[k]) for k in old), (old, new)
         if plan.mode == "same":
             assert prev.sizes == plan.sizes
         if plan.mode == "flip" and flippable:
             assert before != after
+        if plan.mode == "retype" and scalars:
+            changed = [k for k in old if old[k] != new[k] or type(old[k]) is not type(new[k])]
+            assert len(changed) == 1 and changed[0] in scalars, (old, new)
+            assert type(old[changed[0]]) is not type(new[changed[0]])
+        for i in program.number_inputs():
+            t = program.input_types[i]
+            value = new[t.symbol.name]
+            assert isinstance(value, int) or t.numeric == "scalar", (t, value)
+
+
+def test_number_inputs_are_used_and_flip_type_between_calls():
+    """Numbers are sizes, slice bounds, indices, scales and math arguments; a scalar
+    number is an int at some call and a float at a later one, with the same value or not."""
+    seen = Counter()
+
+    @seed(7)
+    @MANY
+    @given(cases(lanes=("thunder",)))
+    def draw(generated):
+        program = generated.program
+        for i in program.number_inputs():
+            assert any(i in n.args for n in program.nodes), generated.source
+            seen[program.input_types[i].numeric] += 1
+        seen.update(n.op for n in program.nodes if n.spec.family == "number")
+        for prev, plan in zip(generated.plans, generated.plans[1:]):
+            old, new = dict(prev.sizes), dict(plan.sizes)
+            for name, value in new.items():
+                if isinstance(old[name], int) and isinstance(value, float):
+                    seen["int->float same value" if value == old[name] else "int->float"] += 1
+
+    draw()
+    for what in ("int", "scalar", "int->float same value", "int->float"):
+        assert seen[what], f"{what}: {dict(seen)}"
+    number_ops = [op.name for op in ops.for_lanes(["thunder"]) if op.family == "number"]
+    assert all(seen[name] for name in number_ops), {n: seen[n] for n in number_ops}
 
 
 def test_layouts_produce_aliasing_and_non_contiguous_inputs():
@@ -107,14 +195,37 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
     @given(cases(lanes=("thunder",)))
     def draw(generated):
         for args in materialize(generated.case, 0):
-            tensors = [a for a in args]
+            tensors = [a for a in args if not isinstance(a, (int, float))]
             seen["same"] += any(a is b for i, a in enumerate(tensors) for b in tensors[i + 1 :])
-            keys = [a.untyped_storage().data_ptr() for a in tensors]
+            keys = [a.untyped_storage().data_ptr() for a in tensors if a.numel()]
             seen["shared-storage"] += len(set(keys)) < len(keys)
             seen["non-contiguous"] += any(not a.is_contiguous() for a in tensors)
 
     draw()
     assert seen["same"] and seen["shared-storage"] > seen["same"] and seen["non-contiguous"], seen
+
+
+def test_coverage_reports_families_inputs_and_decisions():
+    """A hand-built genome: a float16 tensor whose first dim may be empty, a scalar
+    number, one op per gene. coverage() names what the case exercises."""
+    # tensor gene: rank 1, dim lo DIM_LOWS[2] = 0, hi 0 + 2 + 1, dtype INPUT_DTYPES[4]
+    genome = Genome(inputs=((0, 2, 0, 4),), ops=((0,),), numbers=((1, 0, 0),))
+    program = decode(genome, ops.for_lanes(["thunder"]))
+    assert program.input_types[0].dtype == "float16" and program.number_inputs() == [1]
+    assert isinstance(program.input_types[1], NumberType)
+    assert program.symbols.info["s0"].lo == 0
+    plans = plan_sequence(program, [(0,), (1, 2), (0, 1)], ["flip", "retype"])
+    assert dict(plans[0].sizes)["s0"] == 0  # an empty input at the first call
+    generated = make_case(program, plans, lane="thunder")
+    cov = generated.coverage()
+    assert set(cov) == {"families", "inputs", "decisions"}
+    assert cov["families"] == {f: 1 for f in sorted(program.families)}
+    assert cov["families"].keys() >= {"elementwise", "number"}
+    assert cov["inputs"] == {"number": 1, "dtype:float16": 1, "size0": 1}
+    assert cov["decisions"] == dict(program.decision_kinds)
+    no_numbers = decode(Genome(inputs=((0,),), ops=((0,),)))
+    cov = make_case(no_numbers, plan_sequence(no_numbers, [(0,)], [])).coverage()
+    assert cov["inputs"] == {"number": 0, "dtype:float32": 1, "size0": 0}
 
 
 @settings(FAST, max_examples=5)

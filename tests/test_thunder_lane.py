@@ -6,8 +6,13 @@ from __future__ import annotations
 import pytest
 import torch
 
+from fuzz import ops
+from fuzz.calls import plan_sequence
 from fuzz.case import case_from_source, load_case
 from fuzz.engine import run_case
+from fuzz.ops.spec import Picker, Symbols, TensorType
+from fuzz.program import Node, Program
+from fuzz.strategies import make_case
 from tests.helpers import ROOT, run_python
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
@@ -78,6 +83,59 @@ print(json.dumps({"examples": e.examples, "kinds": sorted(e.kinds),
     assert set(found["kinds"]) & {"thunder.wrong-result", "thunder.unsound-hit"}, found
 
 
+NUMBER_SEARCH = """
+import json
+from fuzz.explore import explore
+kinds = ("thunder.wrong-result", "thunder.unsound-hit")
+e = explore(["thunder"], max_examples=200, seed=0, kinds=kinds)
+generated, result = e.found
+first = next(d for d in result.divergences if d.kind in kinds)
+k = int(first.stage[len("call["):-1])
+before, after = dict(generated.plans[k - 1].sizes), dict(generated.plans[k].sizes)
+program = generated.program
+print(json.dumps({
+    "examples": e.examples,
+    "kinds": sorted(e.kinds),
+    "control": first.data.get("control"),
+    "numbers": [program.input_types[i].symbol.name for i in program.number_inputs()],
+    "changed": sorted(n for n in after if repr(after[n]) != repr(before[n])),
+    "source": generated.source,
+}))
+"""
+
+RUN_SOURCE = """
+import json
+from fuzz.case import case_from_source
+from fuzz.engine import run_case
+result = run_case(case_from_source(%r, "found"), lanes=("thunder",), devices=("cpu",))
+print(json.dumps({"divergences": [[d.kind, d.stage, d.data.get("control")]
+                                   for d in result.divergences],
+                  "skipped": result.reports[0].skipped}))
+"""
+
+
+def test_derandomized_search_finds_a_cache_divergence_that_needs_a_number_input():
+    """Stock Thunder (fixes off): the search finds, by itself, a cache divergence at a call
+    where only number inputs changed (same tensor sizes as the call before), e.g. an int
+    `n` traced through `math.sqrt(n)` and then served a float. With the fixes on, the same
+    case shows no cache-specific divergence."""
+    found = run_python(NUMBER_SEARCH, fixes="off")
+    assert found["examples"] <= 200
+    assert set(found["kinds"]) & {"thunder.wrong-result", "thunder.unsound-hit"}, found
+    assert found["control"] == "agrees with eager", "a cache bug: the default cache is right"
+    assert found["numbers"], f"no number input:\n{found['source']}"
+    assert found["changed"] and set(found["changed"]) <= set(found["numbers"]), found
+    fixed = run_python(RUN_SOURCE % found["source"], fixes="on")
+    assert fixed["skipped"] is None
+    cache_specific = [
+        d
+        for d in fixed["divergences"]
+        if d[0] == "thunder.unsound-hit"
+        or (d[0] == "thunder.wrong-result" and d[2] == "agrees with eager")
+    ]
+    assert not cache_specific, f"{cache_specific}\n{found['source']}"
+
+
 GOOD = """
 import torch
 def program(a, b):
@@ -109,6 +167,30 @@ def calls():
         case_from_source(source, "dd"), lanes=("thunder",), devices=("cpu",)
     ).reports
     assert report.skipped and "unsupported" in report.skipped and not report.divergences
+    # The skip names the op: here the function the failing source line calls.
+    assert "op torch.nonzero" in report.skipped
+    assert report.counters["unsupported:torch.nonzero"] == 1
+
+
+def test_an_unsupported_generated_op_is_named_by_its_catalogue_name():
+    """A generated program with an EXIR-only op forced onto the Thunder lane: the skip
+    reason and the `unsupported:<op>` counter name the catalogue op (from META["lines"])."""
+    syms = Symbols()
+    x = TensorType((syms.size(2, 4), syms.size(2, 4)), root=0)
+    types = [x]
+    nodes = []
+    for name in ("neg", "masked_select", "sin"):
+        op = ops.BY_NAME[name]
+        (args,) = op.operands(types[-1:], syms)
+        args = tuple(len(types) - 1 + a for a in args)
+        built = op.build([types[a] for a in args], syms, Picker((0,)))
+        nodes.append(Node(name, args, tuple(built.attrs.items()), (len(types),)))
+        types.extend(built.outputs)
+    program = Program((x,), tuple(nodes), tuple(types), (3,), syms, ())
+    generated = make_case(program, plan_sequence(program, [(0,), (1,)], ["preserve"]))
+    (report,) = run_case(generated.case, lanes=("thunder",), devices=("cpu",)).reports
+    assert report.skipped and report.skipped.startswith("unsupported by thunder: op masked_select")
+    assert report.counters["unsupported:masked_select"] == 1 and not report.divergences
 
 
 def test_input_mutation_and_views_are_checked_on_every_call():

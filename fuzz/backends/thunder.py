@@ -13,11 +13,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+import traceback
 import warnings
 from collections import Counter
 
 import torch
 
+import fuzz.custom_ops
 from fixes.compat_thunder_named_tensor import import_thunder
 from fuzz.backends.base import LaneReport
 from fuzz.case import Case
@@ -36,10 +38,49 @@ UNSUPPORTED = re.compile(
 SYMBOLIC = "symbolic values"
 
 
+_registered: list[str] = []
+
+
 def _thunder():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return import_thunder()
+        thunder = import_thunder()
+        if not _registered:
+            # The harness's torch.library.custom_op ops, run by Thunder's custom_op_ex.
+            from thunder.torch.custom_op import _register_custom_op
+
+            for op in fuzz.custom_ops.THUNDER_OPS:
+                _register_custom_op(op)
+                _registered.append(op._qualname)
+        return thunder
+
+
+def _executors(thunder):
+    """custom_op_ex first (it runs the registered custom ops), then Thunder's defaults."""
+    from thunder.executors.custom_op_ex import custom_op_ex
+
+    return [custom_op_ex, *thunder.get_default_executors()]
+
+
+def failing_op(case: Case, jf, args: tuple) -> str:
+    """The op of `case` a failing call raises in: the call runs once more to get the
+    traceback's innermost line of the case's source, named by the case's META["lines"]
+    (generated cases: the catalogue op) or else by the function that line calls."""
+    try:
+        jf(*copy_args(args))
+    except Exception as e:
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == case.where]
+    else:
+        return "unknown"
+    if not frames:
+        return "unknown"
+    line = frames[-1].lineno
+    meta = getattr(case.module, "META", None) if case.module is not None else None
+    if isinstance(meta, dict) and line in meta.get("lines", {}):
+        return meta["lines"][line]
+    text = case.source.splitlines()[line - 1] if line <= len(case.source.splitlines()) else ""
+    called = re.search(r"(torch(?:\.\w+)+)\(|\.(\w+)\(", text)
+    return (called.group(1) or called.group(2)) if called else f"line {line}"
 
 
 class ThunderLane:
@@ -57,7 +98,7 @@ class ThunderLane:
         thunder = _thunder()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return thunder.jit(fn, cache=cache)
+            return thunder.jit(fn, cache=cache, executors=_executors(thunder))
 
     def run(
         self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
@@ -74,8 +115,10 @@ class ThunderLane:
             record = observe_call(jf, copy_args(args))
             t["jit+calls"] += time.perf_counter() - start
             if record.error and not expected.error and UNSUPPORTED.search(record.error):
-                report.skipped = f"unsupported by thunder: {record.error[:200]}"
+                op = failing_op(case, jf, args)
+                report.skipped = f"unsupported by thunder: op {op}: {record.error[:200]}"
                 report.counters["unsupported"] += 1
+                report.counters[f"unsupported:{op}"] += 1
                 break  # the divergences of the calls before still get their control
             hit = thunder.cache_hits(jf) > hits
             missed = thunder.cache_misses(jf) > misses

@@ -5,11 +5,27 @@ here): its operand constraint, its symbolic shape rule and its source template. 
 generator, the renderer, coverage figures and the catalogue tests all derive from it.
 """
 
-from fuzz.ops import branches, data_dependent, elementwise, inplace, reductions, views
+from fuzz.ops import (
+    branches,
+    custom,
+    data_dependent,
+    elementwise,
+    inplace,
+    numbers,
+    reductions,
+    views,
+)
 from fuzz.ops.spec import OpSpec
 
 CATALOGUE: tuple[OpSpec, ...] = (
-    elementwise.OPS + reductions.OPS + views.OPS + inplace.OPS + data_dependent.OPS + branches.OPS
+    elementwise.OPS
+    + reductions.OPS
+    + views.OPS
+    + inplace.OPS
+    + data_dependent.OPS
+    + branches.OPS
+    + numbers.OPS
+    + custom.OPS
 )
 BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))
@@ -17,5 +33,6 @@ assert len(BY_NAME) == len(CATALOGUE), "op names must be unique"
 
 
 def for_lanes(lanes) -> tuple[OpSpec, ...]:
-    """Ops every one of `lanes` supports."""
+    """Ops every one of `lanes` supports (a generated case is drawn for one lane:
+    `for_lanes([lane])` is that lane's whole op set)."""
     return tuple(op for op in CATALOGUE if set(lanes) <= op.lanes)

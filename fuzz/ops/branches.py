@@ -3,8 +3,9 @@ shape, and `torch.cond` with shape and data predicates.
 
 Each branch op records a `Decision` whose predicate says, for a call's sizes, which way
 the program goes; the call-sequence strategy uses it to keep or flip decisions between
-calls. Both arms keep the operand's shape, so the program stays valid either way.
-Branches only look at backed dims (never at data-dependent sizes).
+calls. Both arms keep the operand's shape and dtype (operands are floats), so the program
+stays valid either way. Branches only look at backed dims (never at data-dependent
+sizes). Branches on number inputs are in fuzz/ops/numbers.py.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def _branch(kind, make):
             "then_x": then.replace("{0}", "x"),
             "other_x": other.replace("{0}", "x"),
         }
-        return Built(attrs, (TensorType(t.shape),), (Decision(kind, predicate, text),))
+        return Built(attrs, (TensorType(t.shape, t.dtype),), (Decision(kind, predicate, text),))
 
     return accept, build
 
@@ -110,9 +111,10 @@ def _cond_data(t, d, dim, syms, pick):
     return {}, None, "cond(sum > 0)"
 
 
-def _op(name, kind, template, make, lanes=frozenset({"thunder", "exir"})):
+def _op(name, kind, template, make, lanes=frozenset({"thunder", "exir"}), imports=()):
     accept, build = _branch(kind, make)
-    return OpSpec(name, "branch", template, unary(accept), build, lanes)
+    aliases = kind == "loop"  # no iteration: the result is the operand itself
+    return OpSpec(name, "branch", template, unary(accept), build, lanes, imports, aliases)
 
 
 _IF = "if {test}:\n    {out} = {then}\nelse:\n    {out} = {other}"
@@ -126,7 +128,24 @@ OPS = (
     _op("if_eq", "if-eq", _IF.replace("{test}", "{0}.shape[{dim}] == {k}"), _eq),
     _op("if_lt", "if-lt", _IF.replace("{test}", "{0}.shape[{dim}] < {k}"), _lt),
     _op("if_mod", "if-mod", _IF.replace("{test}", "{0}.shape[{dim}] % {m} == 0"), _mod),
-    _op("if_numel", "if-numel", _IF.replace("{test}", "{0}.numel() > {k}"), _numel),
+    # `numel()` is EXIR-only: Thunder 0.2.6 under symbolic values asserts "IntegerProxy ...
+    # has history None" on a branch on the numel() of a tensor whose sizes it computed
+    # (`x[1:]`, `x.reshape(-1)`, some broadcasts: corpus_new/
+    # thunder_numel_branch_history_none.py). The product of the sizes is the same test.
+    _op(
+        "if_numel",
+        "if-numel",
+        _IF.replace("{test}", "math.prod({0}.shape) > {k}"),
+        _numel,
+        imports=("import math",),
+    ),
+    _op(
+        "if_numel_method",
+        "if-numel",
+        _IF.replace("{test}", "{0}.numel() > {k}"),
+        _numel,
+        frozenset({"exir"}),
+    ),
     _op("if_tuple", "if-tuple", _IF.replace("{test}", "tuple({0}.shape) == {values}"), _tuple_eq),
     _op(
         "loop",
@@ -135,11 +154,16 @@ OPS = (
         _loop,
     ),
     _op("lookup", "lookup", "{out} = {table}.get({0}.shape[{dim}], 1.0) * {0}", _lookup),
+    # EXIR only: under cache="symbolic values" Thunder 0.2.6 raises on every tuple index by
+    # a size ("tuple indices must be integers or slices, not IntegerProxy", fixes on or
+    # off), which would hide every other oracle on the program (corpus_new/
+    # thunder_tuple_index_integerproxy.py).
     _op(
         "lookup_tuple",
         "lookup",
         "{out} = (0.5, 1.5, 2.5)[{0}.shape[{dim}] % 3] * {0}",
         _tuple_lookup,
+        frozenset({"exir"}),
     ),
     _op(
         "cond_shape",

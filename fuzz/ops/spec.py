@@ -1,12 +1,18 @@
-"""The vocabulary every op description uses: symbolic tensor types, symbols, decisions.
+"""The vocabulary every op description uses: symbolic types, symbols, decisions.
 
-Shapes are tuples of sympy expressions over three kinds of symbol:
-  size       s0, s1, ...  an input dimension in [lo, hi] (lo >= 2, so it never means "1")
+Shapes are tuples of sympy expressions over four kinds of symbol:
+  size       s0, s1, ...  an input dimension in [lo, hi]; lo may be 0 or 1, so a size
+             can be empty or 1 at some calls (ops that cannot take that ask `at_least_one`)
   broadcast  b0, b1, ...  an input dimension that is either 1 or equal to its partner size
              symbol, chosen per call: this is how size-1 dims flip between calls
   unbacked   u0, u1, ...  the size of a data-dependent result, in [0, bound]
-An op description states which operands it accepts and its symbolic shape rule, so the
-generator only ever builds programs that are valid for every call it will make.
+  number     n0, n1, ...  a Python number input of the program (`NumberType`), in
+             [lo, hi]; "int" numbers are ints at every call and may be used as sizes,
+             slice bounds and indices; "scalar" numbers are an int or a float, chosen
+             per call, and are only used where both are valid (scales, math, branches)
+An op description states which operands it accepts (dtypes included) and its symbolic
+shape rule (output dtypes included), so the generator only ever builds programs that are
+valid for every call it will make.
 """
 
 from __future__ import annotations
@@ -17,17 +23,20 @@ from typing import Any
 
 import sympy
 
+from fuzz.ops.dtypes import FLOATS
+
 Shape = tuple[sympy.Expr, ...]
 
 
 @dataclasses.dataclass(frozen=True)
 class SymbolInfo:
     name: str
-    kind: str  # "size" | "broadcast" | "unbacked"
+    kind: str  # "size" | "broadcast" | "unbacked" | "number"
     lo: int
-    hi: int | None = None  # size: inclusive upper bound; unbacked: None (see bound)
+    hi: int | None = None  # size, number: inclusive upper bound; unbacked: None (see bound)
     partner: str | None = None  # broadcast: the size symbol it equals when not 1
     bound: sympy.Expr | None = None  # unbacked: upper bound as an expression
+    numeric: str | None = None  # number: "int" or "scalar" (an int or a float per call)
 
 
 class Symbols:
@@ -39,6 +48,12 @@ class Symbols:
     def _new(self, prefix: str, **kw) -> sympy.Symbol:
         name = f"{prefix}{sum(1 for n in self.info if n.startswith(prefix))}"
         self.info[name] = SymbolInfo(name, **kw)
+        return self.symbol(name)
+
+    def symbol(self, name: str) -> sympy.Symbol:
+        """The sympy symbol of `name` (scalar numbers are reals: `floor(n)` stays a floor)."""
+        if self.info[name].numeric == "scalar":
+            return sympy.Symbol(name, real=True, positive=True)
         return sympy.Symbol(name, integer=True, nonnegative=True)
 
     def size(self, lo: int, hi: int) -> sympy.Symbol:
@@ -50,13 +65,16 @@ class Symbols:
     def unbacked(self, bound: sympy.Expr) -> sympy.Symbol:
         return self._new("u", kind="unbacked", lo=0, bound=bound)
 
+    def number(self, lo: int, hi: int, numeric: str = "int") -> sympy.Symbol:
+        return self._new("n", kind="number", lo=lo, hi=hi, numeric=numeric)
+
     def kind(self, e: sympy.Expr) -> str | None:
-        """ "size"/"broadcast"/"unbacked" for a bare symbol, None for anything else."""
+        """ "size"/"broadcast"/"unbacked"/"number" for a bare symbol, None for anything else."""
         return self.info[e.name].kind if isinstance(e, sympy.Symbol) else None
 
     def partner(self, e: sympy.Expr) -> sympy.Expr | None:
         if self.kind(e) == "broadcast":
-            return sympy.Symbol(self.info[e.name].partner, integer=True, nonnegative=True)
+            return self.symbol(self.info[e.name].partner)
         return None
 
     def has_unbacked(self, e: sympy.Expr) -> bool:
@@ -64,25 +82,22 @@ class Symbols:
 
     def at_least_one(self, e: sympy.Expr) -> bool:
         """Whether the dim is >= 1 at every call (so it can be sliced, selected, ...)."""
-        return not self.has_unbacked(e) and e != 0
+        return not self.has_unbacked(e) and self.range(e)[0] >= 1
 
     def at_least_two(self, e: sympy.Expr) -> bool:
-        syms = sympy.sympify(e).free_symbols
-        return (
-            bool(syms)
-            and all(self.info[s.name].kind == "size" for s in syms)
-            and (not isinstance(e, sympy.Add))
-        )
+        return not self.has_unbacked(e) and self.range(e)[0] >= 2
 
     def range(self, e: sympy.Expr) -> tuple[int, int]:
-        """Smallest and largest value of a backed expression over all calls."""
+        """Smallest and largest value of a backed expression over all calls (every shape
+        rule is monotone in each symbol, so the ends are the symbols' ends)."""
         subs_lo, subs_hi = {}, {}
         for s in sympy.sympify(e).free_symbols:
             info = self.info[s.name]
-            if info.kind == "size":
+            if info.kind in ("size", "number"):
                 subs_lo[s], subs_hi[s] = info.lo, info.hi
-            elif info.kind == "broadcast":
-                subs_lo[s], subs_hi[s] = 1, self.info[info.partner].hi
+            elif info.kind == "broadcast":  # 1, or its partner's value (which may be 0)
+                partner = self.info[info.partner]
+                subs_lo[s], subs_hi[s] = min(1, partner.lo), partner.hi
             else:
                 raise ValueError(f"{s} is unbacked; it has no static range")
         return int(sympy.sympify(e).subs(subs_lo)), int(sympy.sympify(e).subs(subs_hi))
@@ -93,6 +108,9 @@ class TensorType:
     shape: Shape
     dtype: str = "float32"
     writable: bool = True  # False for expanded tensors and views of them (in-place would fail)
+    # The value id whose storage this value may share (its own id unless it may be a view
+    # of, or the same tensor as, an earlier value); set by the decoder, not compared.
+    root: int | None = dataclasses.field(default=None, compare=False)
 
     @property
     def rank(self) -> int:
@@ -100,6 +118,18 @@ class TensorType:
 
     def numel(self) -> sympy.Expr:
         return sympy.Mul(*self.shape) if self.shape else sympy.Integer(1)
+
+
+@dataclasses.dataclass(frozen=True)
+class NumberType:
+    """A Python number input: its symbol (kind "number") and whether it is always an int
+    ("int") or an int or a float, per call ("scalar")."""
+
+    symbol: sympy.Symbol
+    numeric: str = "int"
+
+
+Value = TensorType | NumberType
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,13 +143,20 @@ class Decision:
     predicate: sympy.Basic | None
     text: str
 
-    def outcome(self, sizes: dict[str, int]):
+    def outcome(self, sizes: dict[str, int | float]):
+        """The decision at a call's symbol values (sizes and numbers, by name)."""
         if self.predicate is None:
             return None
-        value = self.predicate.subs(
-            {sympy.Symbol(k, integer=True, nonnegative=True): v for k, v in sizes.items()}
-        )
-        return bool(value) if value in (sympy.true, sympy.false) else int(value)
+        value = self.predicate.subs({s: sizes[s.name] for s in self.predicate.free_symbols})
+        if value in (sympy.true, sympy.false):
+            return bool(value)
+        return int(value) if value.is_integer else round(float(value), 9)
+
+    @classmethod
+    def on(cls, kind: str, predicate: sympy.Basic, text: str, syms: Symbols) -> Decision:
+        """A decision on `predicate`, or a data-dependent one (no predicate) when it reads
+        a data-dependent size: calls cannot choose its outcome."""
+        return cls(kind, None if syms.has_unbacked(predicate) else predicate, text)
 
     @property
     def symbols(self) -> set[str]:
@@ -177,32 +214,72 @@ class OpSpec:
     name: str
     family: str
     template: str
-    operands: Callable[[Sequence[TensorType], Symbols], list[tuple[int, ...]]]
-    build: Callable[[Sequence[TensorType], Symbols, Picker], Built | None]
+    operands: Callable[[Sequence[Value], Symbols], list[tuple[int, ...]]]
+    build: Callable[[Sequence[Value], Symbols, Picker], Built | None]
     lanes: frozenset[str] = frozenset({"thunder", "exir"})  # where the op is supported
+    imports: tuple[str, ...] = ()  # import lines the rendered template needs
+    aliases: bool = False  # output 0 may share storage with operand 0 (views, in-place)
 
 
 # ---- operand helpers -------------------------------------------------------------------
 
 
+def tensors(values: Sequence[Value]) -> list[tuple[int, TensorType]]:
+    return [(i, t) for i, t in enumerate(values) if isinstance(t, TensorType)]
+
+
 def unary(accept: Callable[[TensorType, Symbols], bool] = lambda t, s: True):
     def operands(values, syms):
-        return [(i,) for i, t in enumerate(values) if accept(t, syms)]
+        return [(i,) for i, t in tensors(values) if accept(t, syms)]
 
     return operands
 
 
 def pairs(accept: Callable[[TensorType, TensorType, Symbols], bool]):
     def operands(values, syms):
-        return [
-            (i, j) for i, a in enumerate(values) for j, b in enumerate(values) if accept(a, b, syms)
-        ]
+        ts = tensors(values)
+        return [(i, j) for i, a in ts for j, b in ts if accept(a, b, syms)]
 
     return operands
 
 
+def with_numbers(
+    accept: Callable[[TensorType, Symbols], bool],
+    *numerics: tuple[str, ...],
+    fits: Callable[[TensorType, tuple[NumberType, ...], Symbols], bool] = lambda t, ns, s: True,
+):
+    """Operands (tensor, number, ...): one number input per entry of `numerics`, each of
+    one of the listed kinds ("int", "scalar"); `fits` vetoes a combination."""
+
+    def operands(values, syms):
+        out = []
+        for i, t in tensors(values):
+            if not accept(t, syms):
+                continue
+            combos: list[tuple[int, ...]] = [()]
+            for kinds in numerics:
+                ns = [j for j, n in enumerate(values) if _number_of(n, kinds)]
+                combos = [c + (j,) for c in combos for j in ns]
+            for c in combos:
+                if fits(t, tuple(values[j] for j in c), syms):
+                    out.append((i, *c))
+        return out
+
+    return operands
+
+
+def _number_of(value: Value, kinds: tuple[str, ...]) -> bool:
+    return isinstance(value, NumberType) and value.numeric in kinds
+
+
+def typed(*dtypes: str) -> Callable[[TensorType, Symbols], bool]:
+    """An operand constraint: the tensor's dtype is one of `dtypes`."""
+    allowed = frozenset(dtypes)
+    return lambda t, syms: t.dtype in allowed
+
+
 def float_typed(t: TensorType, syms: Symbols) -> bool:
-    return t.dtype == "float32"
+    return t.dtype in FLOATS
 
 
 def broadcast_dim(a: sympy.Expr, b: sympy.Expr, syms: Symbols) -> sympy.Expr | None:

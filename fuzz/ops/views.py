@@ -1,6 +1,7 @@
 """Views and shape ops: view/reshape, transpose/permute, expand, unsqueeze/squeeze,
 slicing, select, narrow and basic indexing. Views share storage with their base, which
-is what the aliasing oracles look at."""
+is what the aliasing oracles look at. Views take every dtype; those that need an element
+(select, narrow, `[1:]`) only use dims that are never empty."""
 
 from __future__ import annotations
 
@@ -91,11 +92,16 @@ def _squeeze(types, syms, pick):
 
 
 def _sliceable(t, syms):
-    return any(syms.at_least_two(d) for d in t.shape)
+    return any(syms.at_least_one(d) for d in t.shape)
 
 
 def _sliceable_dims(t, syms):
-    return [i for i, d in enumerate(t.shape) if syms.at_least_two(d)]
+    return [i for i, d in enumerate(t.shape) if syms.at_least_one(d)]
+
+
+def _mergeable(t, syms):
+    # `view(*shape[:-2], -1)` of an empty tensor is ambiguous (an error) unless it is 1-D.
+    return t.rank == 2 or (t.rank > 2 and all(syms.at_least_one(d) for d in t.shape))
 
 
 def _slice_from_one(types, syms, pick):
@@ -139,13 +145,13 @@ def _rank(lo):
     return unary(lambda t, s: t.rank >= lo)
 
 
-OPS = (
+_OPS = (
     OpSpec("reshape_flat", "view", "{out} = {0}.reshape(-1)", _rank(1), _flatten),
     OpSpec(
         "view_merge",
         "view",
         "{out} = {0}.contiguous().view(*{0}.shape[:-2], -1)",
-        _rank(2),
+        unary(_mergeable),
         _merge_last,
     ),
     OpSpec("transpose", "view", "{out} = {0}.transpose({d0}, {d1})", _rank(1), _transpose),
@@ -180,3 +186,6 @@ OPS = (
     OpSpec("narrow", "view", "{out} = {0}.narrow({dim}, 0, {length})", unary(_sliceable), _narrow),
     OpSpec("index_none", "view", "{out} = {0}[:, None]", _rank(1), _index_none),
 )
+
+# Every view shares storage with its operand (reshape may copy: counted as sharing).
+OPS = tuple(dataclasses.replace(op, aliases=True) for op in _OPS)

@@ -1,0 +1,40 @@
+"""Known upstream bug (ExecuTorch 1.5.1, to_edge): a `torch.sym_min` size fails the edge verifier.
+
+`n = torch.sym_min(x.shape[0], x.shape[1])` is a size computed from two dynamic dims.
+`torch.export` keeps it as a `torch.sym_min` call_function node (it is one of torch's
+symbolic ops, and ExecuTorch has a prim for it, `executorch_prim::sym_min.Scalar`, in
+exir/passes/executorch_prim_ops_registry.py). But `to_edge` verifies the graph before
+that replacement runs, and `EXIREdgeDialectVerifier.check_valid_edge_op`
+(exir/verification/verifier.py) only allows plain Python functions named "alloc":
+`assert op.__name__ in ("alloc",)` raises a bare "AssertionError" (exir.crash at
+to_edge; eager returns `x[:3, :3] + 1`). `operator.mul` and friends pass only because they
+are builtins, not Python functions; `torch.sym_max`, `sym_float`, `sym_ite` and
+`sym_not` fail alike.
+
+Found by the EXIR lane twice: through the harness's custom op `head(x, n)`, whose fake
+kernel sized its output `torch.sym_min(n, x.numel())` (an op downstream that needed that
+size, `expand`, put the `sym_min` into the graph), and through user code as plain as
+`x.narrow(0, 0, min(n, x.shape[0]))` (Python's `min` of an int and a SymInt is a
+`sym_min`). `head` now zero-pads to exactly `n`, and the generator keeps the `min(...)`
+narrow for the Thunder lane only (`narrow_number`), so this bug does not hide other
+findings; this case keeps it registered.
+"""
+
+import torch
+
+
+def program(x):
+    n = torch.sym_min(x.shape[0], x.shape[1])
+    return (x[:n, :n] + 1.0,)
+
+
+def calls():
+    return [(torch.randn(3, 5),), (torch.randn(6, 4),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (2, 8), 1: (2, 8)}}
+EXPECT = ("exir.crash",)
+# Searched the issue index for "to_edge verifier torch.sym_min AssertionError
+# check_valid_edge_op": no upstream report found.
+UPSTREAM = None

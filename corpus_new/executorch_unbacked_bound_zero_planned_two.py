@@ -1,0 +1,31 @@
+"""Known upstream quirk (ExecuTorch 1.5.1 memory planning): a data-dependent size bounded
+by 0 is planned as 2 elements.
+
+The input has an empty dim at every call, so export specializes it to 0 and `x.numel()`
+is 0: `positive(x)` (its fake kernel states `u <= x.numel()`) returns at most 0 elements.
+The planned TensorSpec for it holds 2 elements, and `cat` of two of them 4: the upper
+bound is evaluated with torch's size-oblivious reasoning, which assumes an unbacked size
+is at least 2. The same root cause as corpus/executorch_unbacked_bound_one_planned_two.py
+(bound 1 planned as 2); over-allocation, not a soundness bug. exir.bound-loss reports it
+because the harness expects custom-op outputs to be planned at exactly their declared
+bound. Found by the generator once input dims could be empty.
+"""
+
+import torch
+
+import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
+
+
+def program(x):
+    v = torch.ops.fuzz.positive(x)
+    return (torch.cat([v, v], dim=0),)
+
+
+def calls():
+    return [(torch.randn(2, 3, 0),), (torch.randn(3, 2, 0),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (2, 3), 1: (2, 5)}}
+EXPECT = ("exir.bound-loss",)
+UPSTREAM = None  # no upstream report found (same as executorch_unbacked_bound_one_planned_two)

@@ -1,0 +1,37 @@
+"""Known upstream bug (Thunder 0.2.6, symbolic values): `math.floor` of a float input raises.
+
+`x * math.floor(s)` with `s` a Python float. Under `cache="symbolic values"` `s` is a
+`FloatProxy`; `math.floor(s)` calls `FloatProxy.__floor__`, which records `prims.floor`
+in the trace, and no executor implements `prims.floor` on numbers (the Python executor's
+`floor` is commented out in `thunder/executors/pythonex.py`): "RuntimeError: Failed to
+find an executor for bound symbol bsym=i3 = prims.floor(i2)" (thunder.crash at call[0];
+eager returns `2 * x`). `math.ceil` fails the same way; `math.trunc(s)` raises "TypeError:
+'NoneType' object is not callable" and `round(s)` "Unexpected number output type". An int
+`s` works (after an int call, stock Thunder, which does not check number types, even
+serves a float `s` from the int entry instead of crashing). The default cache runs all of
+them; fixes on or off alike.
+
+Why it matters: rounding a scalar argument (`math.floor(scale * n)`) is ordinary model
+code, and under symbolic values it fails as soon as the value is a float. The generator
+keeps `math.floor`/`math.ceil` of scalar number inputs for the EXIR lane only
+(`math_round`, fuzz/ops/numbers.py), so this crash does not hide other Thunder findings.
+"""
+
+import math
+
+import torch
+
+
+def program(x, s):
+    return (x * math.floor(s),)
+
+
+def calls():
+    return [(torch.randn(3), 2.5), (torch.randn(3), 3.5)]
+
+
+LANES = ("thunder",)
+EXPECT = ("thunder.crash",)
+# Searched the issue index for "Failed to find an executor for bound symbol prims.floor"
+# and "math.floor FloatProxy symbolic values": no upstream report found.
+UPSTREAM = None

@@ -1,0 +1,38 @@
+"""Known upstream bug (Thunder 0.2.6, symbolic values): an in-place op with two empty inputs raises.
+
+`x` (shape (0, 3)) and `y` (shape (0,)) are both empty, and the program has an in-place
+op (`v.add_(1.0)` on an intermediate). Under `cache="symbolic values"` Thunder's
+computation trace then uses a size proxy it never binds (both inputs have a size of 0,
+and only one proxy is unpacked for it): the call raises "UnboundLocalError: cannot access
+local variable 'i2' where it is not associated with a value" (thunder.crash at call[0];
+eager returns `(2 * y + 1, 2 * x)`, empty tensors). It needs an in-place op and two
+inputs with an empty dim: (0, 3) with (0,), (3, 0) with (2, 0), and (0, 3) with (2, 0)
+fail; one empty input, one input with two empty dims, or no in-place op work. An
+in-place op whose broadcast source is empty fails alike, `a.add_(b)` with a (0, 5) and b
+(0, 1). The default cache runs it; fixes on or off alike. Found by the generator once
+input dims could be empty.
+
+Why it matters: any program with an in-place op crashes when two of its inputs happen to
+be empty batches. The generator keeps in-place ops in programs with a tensor that may be
+empty for the EXIR lane only (`add_empty`, `copy_empty`, `mul_empty` in
+fuzz/ops/inplace.py), so this crash does not hide other Thunder findings.
+"""
+
+import torch
+
+
+def program(x, y):
+    v = y * 2.0
+    v.add_(1.0)
+    return (v, x * 2.0)
+
+
+def calls():
+    return [(torch.randn(0, 3), torch.randn(0))]
+
+
+LANES = ("thunder",)
+EXPECT = ("thunder.crash",)
+# Searched the issue index for "cannot access local variable where it is not associated
+# with a value thunder" and "symbolic values empty tensor in-place": no upstream report.
+UPSTREAM = None

@@ -1,0 +1,37 @@
+"""Known upstream bug (Thunder 0.2.6, cache="symbolic values"): a branch on a slice's numel raises.
+
+`if x[1:].numel() > 3` branches on the element count of a slice. Under
+`cache="symbolic values"` that count is an `IntegerProxy` computed inside the trace (from
+`x.shape[0] - 1`). The `bool()` of the comparison marks it static, so `unpack_inputs`
+(thunder/core/jit_ext.py) tries to unpack it in the prologue as if it were an input, and
+asserts: "AssertionError: [IntegerProxy name=i12, value=2, ...] has history None"
+(thunder.crash at call[0]; eager returns `-x[1:]`). `x[::2].numel()`,
+`x.reshape(-1).numel()` and the numel of some broadcast results fail alike, while
+`x[1:].shape[0] > 3`, `math.prod(x[1:].shape) > 3` and `x.numel() > 3` work. The
+default cache runs it; fixes on or off alike.
+
+Why it matters: any `if` on the element count of a computed tensor crashes under
+symbolic values. The generator branches on `math.prod(x.shape)` in both lanes
+(`if_numel`) and keeps `x.numel()` for the EXIR lane only (`if_numel_method`,
+fuzz/ops/branches.py), so this crash does not hide other Thunder findings.
+"""
+
+import torch
+
+
+def program(x):
+    v = x[1:]
+    if v.numel() > 3:
+        return (v * 2.0,)
+    return (-v,)
+
+
+def calls():
+    return [(torch.randn(3),)]
+
+
+LANES = ("thunder",)
+EXPECT = ("thunder.crash",)
+# Searched the issue index for "has history None IntegerProxy unpack_inputs" and "symbolic
+# values numel branch": no upstream report found.
+UPSTREAM = None

@@ -12,8 +12,9 @@ corpus as test items.
   replay` does and fails on a divergence, with the divergences as the message. cuda items
   are skipped cleanly without a GPU, and lanes that cannot run here are skipped with the
   reason. With every fix on, a case whose EXPECT names kinds of that lane is a strict xfail
-  (reason: its UPSTREAM link): it must diverge with exactly those kinds, and passing
-  fails the run (the upstream bug may be fixed: drop EXPECT). A case file that cannot be
+  (reason: its UPSTREAM link): it must diverge with exactly those kinds, each divergence
+  must match one of the case's MATCHES patterns (when it has any), and passing fails the
+  run (the upstream bug may be fixed: drop EXPECT). A case file that cannot be
   loaded is one failing item naming the problem; the other cases still run.
 
 Corpus files are never imported as test modules: they are not test_*.py, and when one is
@@ -162,6 +163,19 @@ class CorpusItem(pytest.Item):
         if outcome.status == "error":
             raise CorpusFailure(text)
         if outcome.status == "expected":
+            # The registered bug must recognise itself: each divergence matches one of the
+            # case's MATCHES patterns (what the nightly job uses on other programs).
+            unmatched = [
+                d
+                for d in outcome.divergences
+                if self.case.matches
+                and not any(p.matches(d, self.case.source) for p in self.case.matches)
+            ]
+            if unmatched:
+                raise UnexpectedDivergence(
+                    f"{text}\n    MATCHES of this case do not recognise: "
+                    + "; ".join(f"{d['kind']} at {d['stage']}" for d in unmatched)
+                )
             raise ExpectedDivergence(text)
         if outcome.status == "divergence":
             raise UnexpectedDivergence(text)

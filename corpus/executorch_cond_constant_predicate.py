@@ -28,4 +28,13 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 4)}}
 EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "to_executorch",
+        "details": r"InternalError: Failed with error",
+        "source": r"torch\.cond\(",
+    },
+)
 UPSTREAM = None  # no upstream report found; see the case docstring for the repro

@@ -20,4 +20,12 @@ def calls():
 
 LANES = ("exir",)
 EXPECT = ("exir.runtime-result",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.runtime-result",
+        "details": r"values differ \(exact dtype\)",
+        "source": r"torch\.nonzero\(",
+    },
+)
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

@@ -25,4 +25,12 @@ def calls():
 
 LANES = ("exir",)
 EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "to_edge",
+        "details": r"Failed to map a given dim_order",
+    },
+)
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

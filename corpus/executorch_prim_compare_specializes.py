@@ -28,4 +28,12 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 4)}}
 EXPECT = ("exir.pipeline-variance",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.pipeline-variance",
+        "stage": "pipeline-variance[*]",
+        "source": r"torch\.cond\(\w+\.shape\[\d+\] [<>]=? ",
+    },
+)
 UPSTREAM = None  # no upstream report found; see the case docstring for the repro

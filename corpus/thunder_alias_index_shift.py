@@ -29,4 +29,12 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.wrong-result",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.wrong-result",
+        "source": r"\b(\w+), \1\b",
+        "data": {"control": "diverges too"},
+    },
+)
 UPSTREAM = None  # related, the crash form (closed): https://github.com/Lightning-AI/lightning-thunder/issues/1236

@@ -30,4 +30,12 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"IndexError: list index out of range",
+        "data": {"control": "diverges too"},
+    },
+)
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"

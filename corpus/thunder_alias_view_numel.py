@@ -32,6 +32,13 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"Attempting to reshape \w+\.shape=",
+    },
+)
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2760"
 # What stock Thunder 0.2.6 shows (fixes off); used to recognise the cache bug when fuzzing
 # finds it again.

@@ -19,4 +19,12 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"Shapes were expected to be the same",
+        "source": r"\.copy_\(",
+    },
+)
 UPSTREAM = None  # no upstream report found

@@ -25,4 +25,13 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"UnboundLocalError: cannot access local variable",
+        "source": r"\.view\(",
+        "data": {"control": "agrees with eager"},
+    },
+)
 UPSTREAM = None  # no upstream report found

@@ -22,4 +22,12 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (3, 5), 1: (3, 5)}}
 EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "export",
+        "details": r"unhashable type: non-nested SymInt",
+    },
+)
 UPSTREAM = None  # related, not the same path: https://github.com/pytorch/pytorch/issues/114366

@@ -22,24 +22,22 @@ from fuzz.strategies import GeneratedCase
 
 
 def facts_of(generated: GeneratedCase) -> ProgramFacts:
+    """The generator's facts about a case: ops, families, and per call the decision kinds
+    that go a new way; a number input whose type (int or float) is new at a call counts as
+    a "number-type" decision (Thunder 0.2.6 does not type-check number inputs)."""
     program = generated.program
-    outcomes = [program.outcomes(dict(plan.sizes)) for plan in generated.plans]
+    numbers = program.number_symbols()
+    rows = [
+        program.outcomes(dict(plan.sizes))
+        + tuple(type(dict(plan.sizes).get(n)).__name__ for n in numbers)
+        for plan in generated.plans
+    ]
+    kinds = [d.kind for d in program.decisions] + ["number-type"] * len(numbers)
     return ProgramFacts(
         ops=tuple(n.op for n in program.nodes),
         families=tuple(sorted(program.families)),
-        flips=flips_of(outcomes, [d.kind for d in program.decisions]),
+        flips=flips_of(rows, kinds),
     )
-
-
-def coverage_of(generated: GeneratedCase) -> dict[str, dict[str, int]]:
-    if hasattr(generated, "coverage"):
-        return generated.coverage()
-    program = generated.program
-    return {
-        "families": {f: 1 for f in program.families},
-        "inputs": {},
-        "decisions": dict(program.decision_kinds),
-    }
 
 
 def lane_record(report, bucket_names: list[str]) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from hypothesis import Phase, given, seed, settings
 import fixes
 import fuzz.settings  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz.campaign.database import open_database
-from fuzz.campaign.example import coverage_of, run_example
+from fuzz.campaign.example import run_example
 from fuzz.campaign.protocol import (
     Bye,
     Candidate,
@@ -195,7 +195,7 @@ class Worker:
                 gen_s,
                 time.perf_counter() - start,
                 lanes=lanes,
-                coverage=coverage_of(generated),
+                coverage=generated.coverage(),
             )
         )
         if not new:

@@ -28,6 +28,13 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"indices must be integers or slices, not <class '\S*IntegerProxy'>",
+    },
+)
 # Searched the issue index for "tuple indices must be integers or slices, not
 # IntegerProxy", "IntegerProxy __index__ tuple subscript" and "symbolic values tuple
 # getitem": no upstream report found (the nearest, Lightning-AI/lightning-thunder#2653,

@@ -30,4 +30,11 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"'IntegerProxy' object has no attribute 'shape'",
+    },
+)
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"

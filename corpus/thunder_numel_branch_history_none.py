@@ -32,6 +32,14 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"has history None",
+        "source": r"\.numel\(\)",
+    },
+)
 # Searched the issue index for "has history None IntegerProxy unpack_inputs" and "symbolic
 # values numel branch": no upstream report found.
 UPSTREAM = None

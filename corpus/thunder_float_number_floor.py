@@ -32,6 +32,13 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"Failed to find an executor for bound symbol bsym=\w+ = prims\.(floor|ceil)\(",
+    },
+)
 # Searched the issue index for "Failed to find an executor for bound symbol prims.floor"
 # and "math.floor FloatProxy symbolic values": no upstream report found.
 UPSTREAM = None

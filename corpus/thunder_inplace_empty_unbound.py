@@ -33,6 +33,14 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "thunder.crash",
+        "details": r"UnboundLocalError: cannot access local variable",
+        "source": r"(?s)(?=.*\.(?:add|mul|copy)_\()(?=.*randn\((?:0|[^)]*, 0)[,)])",
+    },
+)
 # Searched the issue index for "cannot access local variable where it is not associated
 # with a value thunder" and "symbolic values empty tensor in-place": no upstream report.
 UPSTREAM = None

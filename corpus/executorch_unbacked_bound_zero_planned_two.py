@@ -28,4 +28,11 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 3), 1: (2, 5)}}
 EXPECT = ("exir.bound-loss",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.bound-loss",
+        "data": {"needed": 0},
+    },
+)
 UPSTREAM = None  # no upstream report found (same as executorch_unbacked_bound_one_planned_two)

@@ -35,6 +35,15 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 8), 1: (2, 8)}}
 EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "to_edge",
+        "details": r"AssertionError",
+        "source": r"sym_min|\bmin\(",
+    },
+)
 # Searched the issue index for "to_edge verifier torch.sym_min AssertionError
 # check_valid_edge_op": no upstream report found.
 UPSTREAM = None

@@ -48,13 +48,15 @@ def explore(
     on_example: Callable[[GeneratedCase, CaseResult], None] | None = None,
     case_seed: int | None = None,
     known: Known | None = None,
+    until: Callable[[GeneratedCase, CaseResult], bool] | None = None,
 ) -> Exploration:
     """Run up to `max_examples` generated cases; `seed=None` means random, any int gives
     the same examples every time (seeded, no example database). `found` is the first case
     with a divergence (of one of `kinds`, when given). `on_example(generated, result)` is
     called for every case that ran (benchmarks and campaign scripts count with it);
     `case_seed` seeds each case's calls() (default: `seed`, else 0); `known` is the
-    engine's registered-bug lookup (fuzz.engine.run_case)."""
+    engine's registered-bug lookup (fuzz.engine.run_case); `until(generated, result)`, when
+    given, decides which case counts as found instead of `kinds`."""
     out = Exploration()
 
     @settings(
@@ -79,7 +81,11 @@ def explore(
             out.timings.update(report.timings)
             out.skipped += report.skipped is not None
         out.counters.update(f"divergence:{d.kind}" for d in result.divergences)
-        if any(kinds is None or d.kind in kinds for d in result.divergences):
+        if (
+            until(generated, result)
+            if until is not None
+            else any(kinds is None or d.kind in kinds for d in result.divergences)
+        ):
             out.found = out.found or (generated, result)
             if stop_on_first:
                 raise _Found  # (raised again when Hypothesis replays it, so never flaky)

@@ -1,11 +1,22 @@
 """The Thunder lane: one `thunder.jit(fn, cache="symbolic values")` object fed the whole
 call sequence in order, checked call by call against eager.
 
-Per call: results and aliasing (fuzz.oracles), then, on a cache hit, the cached trace
-against a fresh trace (unsound hit), and on a miss after the first call, whether an
-existing entry had the same trace (a missed legal hit, counted, not a divergence). When
-something diverges, the same sequence runs under the default cache as a control, and each
-divergence says whether the control diverged too (cache-specific or not).
+Per call: results and aliasing (fuzz.oracles), then, on a cache hit, the traces it ran
+(initial computation and final execution trace) against fresh traces of the same call
+(unsound hit; a fresh jit that raises on a call the cache served is one too), and on a miss
+after the first call, whether an existing entry had the same trace (a missed legal hit,
+counted, not a divergence).
+
+Fresh traces are made once per *call signature* and reused: a trace is deterministic for
+the same program and the same input metadata (shapes, strides, dtypes, devices, which
+inputs share storage and how) and number inputs (type and value). The traces a miss made
+are fresh traces of its signature already, so a hit whose signature equals an earlier
+miss's is checked without jitting anything (`counters["fresh-trace-reused"]`).
+
+The default-cache control is the lane's `annotate` step, which the engine runs only for
+divergences the corpus does not know, after confirming them: the same sequence under the
+default cache, and each divergence says whether the control diverged too ("diverges too":
+not a cache bug; "agrees with eager": cache-specific).
 """
 
 from __future__ import annotations
@@ -26,8 +37,8 @@ from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
 from fuzz.oracles.aliasing import compare_aliasing
 from fuzz.oracles.results import compare_results
-from fuzz.oracles.thunder_cache import matches_any, unsound_hit
-from fuzz.tensors import copy_args
+from fuzz.oracles.thunder_cache import matches_any, unsound_hit, unsound_hit_without_fresh_trace
+from fuzz.tensors import copy_args, storage_key
 
 # Errors that mean "Thunder 0.2.6 does not support this program" (not a bug we hunt).
 UNSUPPORTED = re.compile(
@@ -47,6 +58,8 @@ def _thunder():
         thunder = import_thunder()
         if not _registered:
             # The harness's torch.library.custom_op ops, run by Thunder's custom_op_ex.
+            # (Thunder modules are imported after import_thunder(), which installs the
+            # compat shim Thunder needs to import on torch 2.13.)
             from thunder.torch.custom_op import _register_custom_op
 
             for op in fuzz.custom_ops.THUNDER_OPS:
@@ -108,6 +121,7 @@ class ThunderLane:
         t = report.timings
         jf = self._jit(case.program, self.cache)
         entries_seen: list[str] = []
+        fresh: dict[tuple, tuple[str, str] | str] = {}  # call signature -> traces or error
         for i, (args, expected) in enumerate(zip(calls, reference)):
             stage = f"call[{i}]"
             hits, misses = thunder.cache_hits(jf), thunder.cache_misses(jf)
@@ -128,25 +142,50 @@ class ThunderLane:
             t["oracles"] += time.perf_counter() - start
             if record.error:
                 continue
-            trace = str(thunder.last_traces(jf)[0])
+            traces = (str(thunder.last_traces(jf)[0]), str(thunder.last_traces(jf)[-1]))
             start = time.perf_counter()
+            key = call_signature(args)
             if hit:
-                fresh_fn = self._jit(case.program, self.cache)
-                fresh = observe_call(fresh_fn, copy_args(args))
-                if fresh.error is None:
-                    found = unsound_hit(trace, str(thunder.last_traces(fresh_fn)[0]), stage, device)
-                    if found:
-                        report.divergences.append(found)
+                if key in fresh:
+                    report.counters["fresh-trace-reused"] += 1
+                else:
+                    fresh[key] = self._fresh_traces(thunder, case, args)
+                found = (
+                    unsound_hit_without_fresh_trace(fresh[key], stage, device)
+                    if isinstance(fresh[key], str)
+                    else unsound_hit(traces, fresh[key], stage, device)
+                )
+                if found:
+                    report.divergences.append(found)
             elif missed:
-                if entries_seen and matches_any(trace, entries_seen):
+                fresh.setdefault(key, traces)  # a miss traced this signature from scratch
+                if entries_seen and matches_any(traces[0], entries_seen):
                     report.counters["missed-legal-hits"] += 1
-                entries_seen.append(trace)
+                entries_seen.append(traces[0])
             t["fresh-trace"] += time.perf_counter() - start
-        if report.divergences and self.control:
-            start = time.perf_counter()
-            self._annotate_with_control(case, calls, reference, device, report)
-            t["control"] += time.perf_counter() - start
         return report
+
+    def _fresh_traces(self, thunder, case: Case, args: tuple) -> tuple[str, str] | str:
+        """The initial and execution traces of a fresh jit of this call, or the error a
+        fresh jit raises on it."""
+        fresh_fn = self._jit(case.program, self.cache)
+        record = observe_call(fresh_fn, copy_args(args))
+        if record.error is not None:
+            return record.error
+        return (str(thunder.last_traces(fresh_fn)[0]), str(thunder.last_traces(fresh_fn)[-1]))
+
+    def annotate(
+        self,
+        case: Case,
+        calls: list[tuple],
+        reference: list[CallRecord],
+        device: str,
+        report: LaneReport,
+    ) -> None:
+        """The control: run the default (constant values) cache and note, on every
+        divergence, whether it diverges there too."""
+        if self.control and report.divergences:
+            self._annotate_with_control(case, calls, reference, device, report)
 
     def _compare(self, expected: CallRecord, record: CallRecord, stage: str, device: str):
         """The per-call oracles: results, then aliasing and input mutation."""
@@ -174,3 +213,38 @@ class ThunderLane:
             )
             for d in report.divergences
         ]
+
+
+def call_signature(args: tuple) -> tuple:
+    """What a trace depends on besides the program: per input leaf, a tensor's shape,
+    strides, storage offset, dtype, device and requires_grad, and which earlier input it
+    shares storage with; a number's type and value."""
+    storages: dict[int, int] = {}
+    out = []
+    for i, leaf in enumerate(_leaves(args)):
+        if isinstance(leaf, torch.Tensor):
+            key = storage_key(leaf)
+            shared = storages.setdefault(key, i) if key is not None else i
+            out.append(
+                (
+                    "t",
+                    tuple(leaf.shape),
+                    leaf.stride(),
+                    leaf.storage_offset(),
+                    str(leaf.dtype),
+                    str(leaf.device),
+                    leaf.requires_grad,
+                    shared,
+                )
+            )
+        else:
+            out.append((type(leaf).__name__, repr(leaf)))
+    return tuple(out)
+
+
+def _leaves(value):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value

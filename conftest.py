@@ -14,7 +14,8 @@ corpus as test items.
   reason. With every fix on, a case whose EXPECT names kinds of that lane is a strict xfail
   (reason: its UPSTREAM link): it must diverge with exactly those kinds, each divergence
   must match one of the case's MATCHES patterns (when it has any), and passing fails the
-  run (the upstream bug may be fixed: drop EXPECT). A case file that cannot be
+  run (the upstream bug may be fixed: drop EXPECT). A case with ISOLATE (it kills its
+  process) runs in a fresh process. A case file that cannot be
   loaded is one failing item naming the problem; the other cases still run.
 
 Corpus files are never imported as test modules: they are not test_*.py, and when one is
@@ -35,7 +36,7 @@ import fuzz.settings
 from fuzz.backends.registry import DEVICES, LANE_NAMES
 from fuzz.case import CaseError, load_case
 from fuzz.corpus import is_case_file
-from fuzz.outcome import expected_for, run_lane
+from fuzz.outcome import expected_for, run_lane, run_lane_isolated
 from fuzz.prepare import all_fixes_on, fixes_switch
 from fuzz.replay import format_outcome
 
@@ -156,7 +157,18 @@ class CorpusItem(pytest.Item):
             if not torch.cuda.is_available():
                 pytest.skip("no CUDA device")
 
-        outcome = run_lane(self.case, self.lane, self.device)
+        if self.case.isolate:  # it kills its process: a fresh one, with this session's fixes
+            outcome = run_lane_isolated(
+                self.case,
+                self.lane,
+                self.device,
+                0,
+                switch=_switch(self.config),
+                plugins=(),
+                timeout=120.0,
+            )
+        else:
+            outcome = run_lane(self.case, self.lane, self.device)
         if outcome.status == "skip":
             pytest.skip(outcome.reason)
         text = format_outcome(outcome)

@@ -74,6 +74,10 @@ def _optional_str(value: Any) -> str | None:
     return None if value is None or isinstance(value, str) else "must be a string or None"
 
 
+def _bool(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "must be True or False"
+
+
 def _mapping(value: Any) -> str | None:
     return None if isinstance(value, Mapping) else "must be a dict"
 
@@ -97,6 +101,7 @@ METADATA: dict[str, Field] = {
         '"kind@stage-kind" entries the case was filed for (fuzz/signature.py)', _strings
     ),
     "META": Field("what the generator knows of the program (families, decisions, ops)", _mapping),
+    "ISOLATE": Field("True: running the case kills its process; run it in a fresh one", _bool),
 }
 
 
@@ -147,6 +152,7 @@ class Case:
     expect: tuple[str, ...] = ()
     upstream: str | None = None
     matches: tuple[BugPattern, ...] = ()
+    isolate: bool = False  # running it kills its process (ISOLATE)
     doc: str = ""
     module: types.ModuleType | None = dataclasses.field(default=None, repr=False)
 
@@ -215,6 +221,7 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
         expect=strings("EXPECT") or (),
         upstream=ns.get("UPSTREAM"),
         matches=tuple(parse_pattern(e) for e in ns.get("MATCHES") or ()),
+        isolate=bool(ns.get("ISOLATE", False)),
         doc=(ns.get("__doc__") or "").strip(),
         module=module,
     )

@@ -13,6 +13,7 @@ Exit status: 0 when every result is pass/expected/skip, 1 on any unexpected dive
 With `--isolate`, every (case, lane, device) runs in a fresh process (slower: each one
 imports the stack), so a case that crashes or hangs a backend (e.g. a `<lane>.crash`
 case filed by the nightly job) is reported as that divergence instead of ending replay.
+A case that says `ISOLATE = True` (it kills its process) always runs that way.
 """
 
 from __future__ import annotations
@@ -44,8 +45,11 @@ def replay_paths(
     corpus: Sequence[str] = (),
 ) -> list[Outcome]:
     """Replay every case; with `isolate` (switch, plugins, timeout), each (case, lane,
-    device) runs in its own process. `corpus` folders say which divergences are known."""
+    device) runs in its own process, and so does every case that says ISOLATE (with this
+    process's fixes switch when `isolate` is None). `corpus` folders say which divergences
+    are known."""
     fixes_on = all_fixes_on()
+    isolation = isolate or {"switch": fixes_switch(), "plugins": (), "timeout": 120.0}
     index = CorpusIndex.of(DirectoryCorpus(c) for c in corpus)
     outcomes: list[Outcome] = []
     for path in expand_paths(paths):
@@ -60,9 +64,9 @@ def replay_paths(
             continue
         for device in devices:
             for lane in lanes:
-                if isolate:
+                if isolate or case.isolate:
                     outcome = run_lane_isolated(
-                        case, lane, device, seed, **isolate, corpus=corpus, index=index
+                        case, lane, device, seed, **isolation, corpus=corpus, index=index
                     )
                 else:
                     outcome = run_lane(case, lane, device, seed, fixes_on, index=index)

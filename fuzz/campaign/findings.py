@@ -181,6 +181,8 @@ def describe(
 
 
 def render_finding(source: str, divergences: Sequence[dict[str, Any]], **kw) -> str:
-    return with_found(
+    """The case file of a finding; a crash that killed its process also says ISOLATE."""
+    text = with_found(
         replace_docstring(source, describe(divergences, **kw)), found_labels(divergences)
     )
+    return text + "ISOLATE = True\n" if kw.get("isolate") else text

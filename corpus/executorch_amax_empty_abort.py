@@ -1,0 +1,41 @@
+"""Known upstream bug (ExecuTorch 1.5.1 runtime): amax over a non-empty dim of an empty
+tensor aborts the process.
+
+`x` has shape (1, 0): `torch.amax(x, dim=0)` reduces a dim of size 1 and returns an empty
+tensor of shape (0,) in eager. The exported program takes the static shape (1, 0) (export
+specializes sizes 0 and 1), so the call is inside its contract, and the portable amax
+kernel's reduction plan asserts `in.numel() > 0` ("Input tensor must be nonempty" in
+reduce_util.h, MapReduceOverDimListPlan) with ET_CHECK: the process aborts (SIGABRT)
+instead of returning an empty tensor or an error. Found by the fixes-on EXIR campaign
+(a generated program whose first call had an empty dim); `sum` and `mean` over the same
+tensor run fine.
+
+It kills whatever process runs it, so it runs isolated (ISOLATE).
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.amax(x, dim=0),)
+
+
+def calls():
+    return [(torch.randn(1, 0),)]
+
+
+LANES = ("exir",)
+ISOLATE = True
+EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "process",
+        "details": r"SIGABRT",
+        "source": r"amax\(",
+    },
+)
+# Searched the issue index for "MapReduceOverDimListPlan Input tensor must be nonempty"
+# and "amax empty tensor abort executorch": no upstream report found.
+UPSTREAM = None

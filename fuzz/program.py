@@ -42,6 +42,7 @@ class Node:
     args: tuple[int, ...]  # value ids
     attrs: tuple[tuple[str, Any], ...]
     outputs: tuple[int, ...]  # value ids
+    decisions: tuple[Decision, ...] = ()  # the shape decisions this op takes
 
     @property
     def spec(self) -> OpSpec:
@@ -154,7 +155,7 @@ def _add_node(op, candidates, pick, types, syms, nodes, decisions) -> None:
     for k, (v, t) in enumerate(zip(out_ids, built.outputs)):
         root = types[args[0]].root if op.aliases and k == 0 else v
         types.append(dataclasses.replace(t, root=root))
-    nodes.append(Node(op.name, args, tuple(built.attrs.items()), out_ids))
+    nodes.append(Node(op.name, args, tuple(built.attrs.items()), out_ids, built.decisions))
     decisions.extend(built.decisions)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import fixes
+from fuzz.case import case_metadata
 from fuzz.tensors import materialize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,11 +136,13 @@ def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path
     assert doc1 is not None, proc1.stderr[-3000:]
     assert proc1.returncode == 1, proc1.stderr[-3000:]
     new = [f for f in doc1["findings"] if f["status"] == "new"]
-    assert new and all(f["shrunk"] == "yes" for f in new)
-    # Shrunk to a small program using torch.sin (what the test lane flags).
+    assert new and all(f["shrunk"] == "yes, 1-minimal" for f in new)
+    # Shrunk and reduced to one op, torch.sin (what the test lane flags), on one input.
     written = Path(new[0]["path"])
     text = written.read_text()
-    assert "torch.sin(" in text and text.count("\n    v") <= 3, text
+    program = text[text.index("def program(") : text.index("def calls(")]
+    assert "torch.sin(" in program and program.startswith("def program(x0):"), text
+    assert len(case_metadata(text)["META"]["ops"]) == 1, text
 
     # Same seed, into a folder that already has a file of that name: same signatures, a
     # new file next to it, the old one untouched.

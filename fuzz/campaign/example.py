@@ -1,4 +1,5 @@
-"""One generated case through the lanes it is for, and what a worker says about it.
+"""One generated case through the lanes it is for, what a worker says about it, and the
+reduction of a shrunk finding to a 1-minimal program (`reduce_finding`, fuzz.reduce).
 
 `run_example` runs each (lane, device) through the engine, with the corpus index as the
 engine's `known` callable while exploring (registered bugs are marked and cost nothing
@@ -18,7 +19,8 @@ from fuzz.case import CaseError
 from fuzz.corpus import CorpusIndex
 from fuzz.engine import run_case
 from fuzz.errors import error_text
-from fuzz.strategies import GeneratedCase
+from fuzz.reduce import reduce_program
+from fuzz.strategies import GeneratedCase, make_case
 
 
 def facts_of(generated: GeneratedCase) -> ProgramFacts:
@@ -111,3 +113,36 @@ def run_example(
             records[key] = lane_record(report, sorted(set(names)))
         records[key]["flaky"] = sorted({d.kind for r in result.flaky for d in r.divergences})
     return records, new
+
+
+def reduce_finding(
+    payload: dict,
+    lane: str,
+    run: Callable[[GeneratedCase], list[dict]],
+    give_up: Callable[[], bool],
+) -> tuple[dict, bool]:
+    """Remove single ops and inputs from the finding's program while its divergence stays
+    (fuzz.reduce); returns the payload of the smallest program that still diverges and
+    whether it is 1-minimal. `run(candidate)` runs a candidate on the finding's lane and
+    returns its new divergences. A divergence stays when one of the candidate's has the
+    same bucket without the generator's facts (the decisions that go with a removed op do
+    not count)."""
+    target = next(d for d in payload["divergences"] if d["bucket"] == payload["bucket"])
+    key, best = bucket_of(target), {"payload": payload}
+
+    def still_diverges(program, plans) -> bool:
+        candidate = make_case(program, plans, lane=lane)
+        new = run(candidate)
+        if not any(bucket_of(d) == key for d in new):
+            return False
+        ops = [n.op for n in program.nodes]
+        best["payload"] = dict(
+            payload, source=candidate.source, divergences=new, ops=ops, generated=candidate
+        )
+        return True
+
+    generated = payload["generated"]
+    _, _, minimal = reduce_program(
+        generated.program, list(generated.plans), still_diverges, give_up
+    )
+    return best["payload"], minimal

@@ -20,7 +20,9 @@ from fuzz.divergence import KINDS, stage_kind
 from fuzz.signature import Signature
 
 SHRUNK_TEXT = {
-    "yes": "Hypothesis shrank it to this program (minimal for this divergence).",
+    "yes, 1-minimal": "Hypothesis shrank it, then no single op or input could be removed "
+    "and keep this divergence (1-minimal, fuzz/reduce.py).",
+    "yes": "Hypothesis shrank it to this program; the 1-minimal reduction ran out of time.",
     "no (the process died on it)": "not shrunk: the worker process died on it.",
     "partly (shrink budget spent)": "partly: the shrink budget ran out; this is the "
     "smallest program found by then.",
@@ -60,8 +62,8 @@ class Finding:
     def shrunk_text(self) -> str:
         if self.crash:
             return "no (the process died on it)"
-        if self.final and self.shrunk == "yes":
-            return "yes"
+        if self.final and self.shrunk in ("yes", "yes, 1-minimal"):
+            return self.shrunk
         return "partly (shrink budget spent)" if self.final else "partly (shrink unfinished)"
 
     def shrunk_sentence(self) -> str:

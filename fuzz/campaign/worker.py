@@ -1,33 +1,29 @@
 """One campaign worker: a Hypothesis loop over generated cases, reporting to its supervisor.
 
 The same `Worker` runs in a local worker process (`python -m fuzz.campaign.worker CONFIG
-FD`, messages as JSON lines on pipe FD) and inside a Ray actor (fuzz/extra/ray_engine.py);
-only the `send` callable differs. It applies the fixes switch, imports plugins, then runs
-*rounds*: each round is one `@given(cases(lanes=...))` run with the nightly profile and its
-own seed (derived from the campaign seed, the worker slot, its incarnation and the round).
-Per example it
+FD`: messages as JSON lines on pipe FD) and inside a Ray actor (fuzz/extra/ray_engine.py);
+only `send` differs. It applies the fixes switch, imports plugins, then runs *rounds*: one
+`@given(cases(lanes=...))` run each, with the nightly profile and a seed derived from the
+campaign seed, slot, incarnation and round. Per example it
 
 1. sends `Start` (with the program's source) and `LaneStart` before each lane: if the
    process dies or hangs, the supervisor knows the program and the lane;
-2. runs every (lane, device) the case is for through the engine, which asks the corpus
-   first (while exploring, divergences of registered bugs are marked known and cost
-   nothing more: never confirmed, annotated or shrunk), confirms the others by a second
-   run and lets the lane annotate them; then sends `Example`
-   (per lane: kinds, known kinds, buckets, counters, timings, skips; coverage);
-3. if a divergence is in a bucket (fuzz.buckets) that is neither known nor already shrunk
-   in this campaign, raises an exception whose class is specific to that bucket, so
-   Hypothesis shrinks towards the smallest program showing the same bucket
-   (`report_multiple_bugs=False`: a round stops generating at its first bug and shrinks
-   it; while shrinking only the lane and device of that divergence run). Every such
-   example is sent as a `Candidate`, so a worker killed while shrinking still leaves its
-   best program. The final example, caught when Hypothesis re-raises it, is sent with
-   `final=True`; its buckets are suppressed for the following rounds.
+2. runs the case on the lanes it is for (fuzz.campaign.example): while exploring,
+   divergences of registered bugs are marked known and cost nothing more (never
+   confirmed, annotated or shrunk); the others are confirmed and annotated; then sends
+   `Example` (per lane: kinds, known kinds, buckets, counters, timings, skips; coverage);
+3. for a divergence in a bucket (fuzz.buckets) neither known nor shrunk in this campaign,
+   raises an exception specific to that bucket, so Hypothesis shrinks towards the smallest
+   program showing it (`report_multiple_bugs=False`; while shrinking only that divergence's
+   lane and device run). Each such example goes out as a `Candidate`, so a worker killed
+   mid-shrink still leaves its best program. The final one is reduced to a 1-minimal
+   program (fuzz.reduce, in the shrink budget's remaining time) and sent with `final=True`;
+   its buckets are suppressed for the following rounds.
 
-Time: exploring stops `explore_s` seconds after the worker started (or after its quota of
-explored programs); a shrink stops `shrink_budget` seconds after its bug was found: from
-then on every new example raises ShrinkCutShort and the best candidate so far becomes the
-finding. Sources already judged are answered from a verdict cache (calls are seeded: the
-same source always gives the same result).
+Time: exploring stops `explore_s` seconds after the worker started (or at its quota); a
+shrink stops `shrink_budget` seconds after its bug was found (ShrinkCutShort: the best
+candidate so far becomes the finding). Sources already judged are answered from a verdict
+cache (calls are seeded: the same source always gives the same result).
 """
 
 from __future__ import annotations
@@ -48,7 +44,7 @@ from hypothesis import Phase, given, seed, settings
 import fixes
 import fuzz.settings  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz.campaign.database import open_database
-from fuzz.campaign.example import run_example
+from fuzz.campaign.example import reduce_finding, run_example
 from fuzz.campaign.protocol import (
     Bye,
     Candidate,
@@ -133,7 +129,6 @@ class Worker:
             self.errors_sent.add(key)
             self.send(HarnessError(text[-4000:]))
 
-    # -- setup -------------------------------------------------------------------------
     def setup(self) -> None:
         active = prepare(self.cfg.fixes, self.cfg.plugins)
         for device in self.cfg.devices:
@@ -151,7 +146,6 @@ class Worker:
             )
         )
 
-    # -- one example -------------------------------------------------------------------
     def example(self, generated: GeneratedCase) -> None:
         gen_s = time.perf_counter() - self.last_return
         try:
@@ -181,11 +175,22 @@ class Worker:
             # This program crashed an earlier incarnation: it is on record already.
             self.verdicts[(source, where)] = None
             return
-        self.n += 1
-        phase = self.phase
-        if phase == "explore":
+        if self.phase == "explore":
             self.explored += 1
-        self.send(Start(self.n, phase, digest, source))
+        new = self.run(generated, where, self.phase, gen_s)
+        if not new:
+            self.verdicts[(source, where)] = None
+            return
+        ops = [n.op for n in generated.program.nodes]
+        payload = {"source": source, "divergences": new, "ops": ops, "generated": generated}
+        self.verdicts[(source, where)] = payload
+        self._diverged(payload, announce=True)
+
+    def run(self, generated: GeneratedCase, where, phase: str, gen_s: float = 0.0) -> list[dict]:
+        """Run one program on `where`, announced (Start) and reported (Example); returns
+        its new divergences (dicts with their bucket)."""
+        self.n += 1
+        self.send(Start(self.n, phase, sha(generated.source), generated.source))
         start = time.perf_counter()
         lanes, new = self.run_lanes(generated, where)
         self.send(
@@ -198,13 +203,7 @@ class Worker:
                 coverage=generated.coverage(),
             )
         )
-        if not new:
-            self.verdicts[(source, where)] = None
-            return
-        ops = [n.op for n in generated.program.nodes]
-        payload = {"source": source, "divergences": new, "ops": ops}
-        self.verdicts[(source, where)] = payload
-        self._diverged(payload, announce=True)
+        return new
 
     def _diverged(self, payload: dict, announce: bool) -> None:
         """Raise for a bucket not yet shrunk (the one being shrunk, when this example shows
@@ -261,7 +260,6 @@ class Worker:
             on_error=self.harness_error,
         )
 
-    # -- rounds ------------------------------------------------------------------------
     def run_round(self, round_no: int) -> str:
         cfg = self.cfg
         db = open_database(cfg.database)
@@ -315,7 +313,11 @@ class Worker:
         return "exhausted"
 
     def finding(self, payload: dict, shrunk: str) -> None:
-        """Report the end of a shrink, and stop raising for everything this program shows."""
+        """Report the end of a shrink (reduced to a 1-minimal program when time allows:
+        fuzz.reduce), and stop raising for everything this program shows."""
+        if shrunk == "yes" and payload.get("generated") is not None:
+            payload, minimal = self.reduce(payload)
+            shrunk = "yes, 1-minimal" if minimal else shrunk
         self.send(
             Candidate(
                 payload["bucket"],
@@ -329,6 +331,16 @@ class Worker:
         )
         self.suppressed.update(d["bucket"] for d in payload["divergences"])
         self.suppressed.add(payload["bucket"])
+
+    def reduce(self, payload: dict) -> tuple[dict, bool]:
+        """The shrunk program, reduced in the shrink budget's remaining time (each
+        candidate announced and reported like any shrink run)."""
+        return reduce_finding(
+            payload,
+            self.primary_where[0][0],
+            run=lambda candidate: self.run(candidate, self.primary_where, "shrink"),
+            give_up=lambda: time.time() >= self.shrink_deadline,
+        )
 
     def loop(self) -> None:
         self.setup()

@@ -18,10 +18,11 @@ Two kinds of exception, kept apart:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import fuzz.backends.exir.contract as contract
@@ -108,6 +109,16 @@ class LaneRun:
         finally:
             self.runtime_seconds += time.perf_counter() - t
 
+    @contextlib.contextmanager
+    def _timed(self, part: str) -> Iterator[None]:
+        """Time one part of a check: report.timings["check:<part>"] (a part of the
+        check's own "check:<name>", which the lane times)."""
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.report.timings[f"check:{part}"] += time.perf_counter() - t
+
     # -- the plan ----------------------------------------------------------------------
 
     def spec_meta(self) -> None:
@@ -169,7 +180,8 @@ class LaneRun:
                 prog = self.b.et_program
             else:
                 try:
-                    prog = pipeline.to_executorch(self.b.edge, algo).exported_program()
+                    with self._timed(f"overlap/to_executorch[{algo}]"):
+                        prog = pipeline.to_executorch(self.b.edge, algo).exported_program()
                 except Exception as e:
                     if "does not support storage-backed" in str(e):
                         self.report.counters[f"{algo}-unsupported"] += 1
@@ -191,7 +203,8 @@ class LaneRun:
         base = exir_variance.plan_fingerprint(self.b.planned_gm)
         for point in self.settings.variance_points:
             try:
-                variant = pipeline.mirror_to_executorch(self.b.edge, point)
+                with self._timed(f"pipeline-variance/mirror[{point}]"):
+                    variant = pipeline.mirror_to_executorch(self.b.edge, point)
             except pipeline.NotApplicable:
                 self.report.counters[f"variance-{point}-n/a"] += 1
                 continue
@@ -247,14 +260,15 @@ class LaneRun:
             zip(calls.host, calls.fed, calls.reference, calls.eager)
         ):
             stage = f"call[{i}]"
-            why = self.guard(
-                "contract",
-                lambda: (
-                    contract.outside_contract(self.b.ep, host)
-                    or contract.aliased_mutation(et_program, host, ref)
-                ),
-                "the contract check failed",
-            )
+            with self._timed("calls/contract"):
+                why = self.guard(
+                    "contract",
+                    lambda: (
+                        contract.outside_contract(self.b.ep, host)
+                        or contract.aliased_mutation(et_program, host, ref)
+                    ),
+                    "the contract check failed",
+                )
             if why is not None:
                 self.report.counters["call-outside-contract"] += 1
                 self.report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
@@ -279,7 +293,8 @@ class LaneRun:
         """exir.under-allocation: each planned buffer against its reference's value."""
         report = self.report
         try:
-            values = interpret(self.b.ep, copy_args(fed))
+            with self._timed("calls/aten-interpret"):
+                values = interpret(self.b.ep, copy_args(fed))
         except Exception as e:  # e.g. a runtime assert of the ATen program: counted, not judged
             report.counters["aten-interpret-error"] += 1
             report.details.setdefault("aten_interpret_errors", []).append(
@@ -289,7 +304,8 @@ class LaneRun:
         edge_values = None
         if self.edge_needed:
             try:
-                edge_values = interpret(self.b.edge.exported_program(), copy_args(fed))
+                with self._timed("calls/edge-interpret"):
+                    edge_values = interpret(self.b.edge.exported_program(), copy_args(fed))
             except Exception as e:  # edge-mapped tensors are then not reached
                 report.counters["edge-interpret-error"] += 1
                 report.details.setdefault("edge_interpret_errors", []).append(
@@ -322,16 +338,11 @@ class LaneRun:
         but failing an export guard, must be rejected by the runtime."""
         if self.loaded is None or self.first_inside is None:
             return
-        self._timed_runtime(self._probe_contract)
-
-    def _probe_contract(self) -> None:
         results, report = [], self.report
-        for probe in contract.contract_probes(self.b.ep, self.first_inside):
-            try:
-                self.loaded.execute(self.loaded.inputs(probe.args))
-                accepted = True
-            except Exception:
-                accepted = False
+        with self._timed("contract-probes/make"):
+            probes = contract.contract_probes(self.b.ep, self.first_inside)
+        for probe in probes:
+            accepted = self._timed_runtime(lambda: self._accepts(probe.args))
             results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
             report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
             if accepted and (probe.kind != "lower" or self.settings.check_lower_bounds):
@@ -352,6 +363,14 @@ class LaneRun:
                     ]
                 )
         report.details["contract_probes"] = results
+
+    def _accepts(self, args: tuple) -> bool:
+        """Whether the runtime runs `args` (a contract probe) without raising."""
+        try:
+            self.loaded.execute(self.loaded.inputs(args))
+        except Exception:
+            return False
+        return True
 
     def close(self) -> None:
         if self.loaded is not None:

@@ -6,6 +6,8 @@ of named checks on the build (fuzz/backends/exir/checks.py), each through one gu
   spec-meta          the probe's TensorSpecs against meta['val']          exir.spec-meta
   mapping            planned tensors -> the nodes whose values they hold  (counters)
   bound-loss         planned upper bounds against the declared ones       exir.bound-loss
+  pipelines          the checks' own pipelines, from one run of to_executorch's passes:
+                     the variance points' plans and the naive plan        (mirror.py)
   overlap            greedy and naive plans, Verifier and interval check  exir.overlap
   pipeline-variance  the plan with SpecPropPass re-run at three points    exir.pipeline-variance
   alias-structure    alias classes of the plan (S1-S5)                    exir.aliasing
@@ -176,6 +178,7 @@ class ExirLane:
                 ("spec-meta", run.spec_meta),
                 ("mapping", run.mapping),
                 ("bound-loss", run.bounds),
+                ("pipelines", run.pipelines),
                 ("overlap", run.overlap),
                 ("pipeline-variance", run.variance),
                 ("alias-structure", run.alias_structure),

@@ -20,8 +20,8 @@ from fuzz.oracles import exir_variance
 from fuzz.oracles.exir_graph import shape_envs
 from tests.test_exir_oracles import (
     DIMS,
-    X,
     DoubleTraceSpecPropPass,
+    X,
     cond_on_size,
     dead_then_live_masked_select,
     positive_checked,

@@ -46,7 +46,7 @@ check its value); executorch 1.0.1's binding cannot take a float at all
 
 Version differences (the legacy lane runs executorch 1.0.1 on torch 2.9.1) are
 feature-detected, not version-compared: the ShapeEnv's version counters and the
-signature of `edge_to_executorch_passes` (pipeline.py), the inputs the method declares
+signature of `edge_to_executorch_passes` (mirror.py), the inputs the method declares
 (runtime.py), and whether the planner aliases in-place results
 (fuzz/oracles/exir_aliasing.py: `planner_aliases_inplace_results`).
 

@@ -1,7 +1,7 @@
 """exir.pipeline-variance: the memory plan must not depend on where SpecPropPass re-runs.
 
 The lane re-runs the passes of to_executorch with an extra SpecPropPass inserted
-(fuzz/backends/exir/pipeline.py: `mirror_to_executorch`); here both plans become
+(fuzz/backends/exir/mirror.py: `mirror_points`); here both plans become
 comparable rows (`plan_fingerprint`) and any difference is judged (`compare_plans`).
 """
 

@@ -5,7 +5,9 @@ Read in this order:
   lane.py      ExirLane: build once, then the named checks in order (start here)
   checks.py    each check: gather facts, ask a judgement in fuzz/oracles/exir_*.py
   inputs.py    what the program is exported for, fed and compared with
-  pipeline.py  export, to_edge, to_executorch with the spec probe, the mirror pipeline
+  pipeline.py  export, to_edge, to_executorch with the spec probe
+  mirror.py    to_executorch's passes re-run with an extra SpecPropPass (variance), and
+               the naive plan, from one shared run of the passes
   mapping.py   planned tensors -> the ATen (or edge) nodes whose values they hold
   interpret.py running the ATen or edge program node by node with real tensors
   runtime.py   loading and running the .pte with the pip runtime

@@ -5,7 +5,7 @@ them in order, fuzz/backends/exir/lane.py). A check gathers facts from the pipel
 the ATen or edge interpreter and the runtime, passes them to the judgements in
 fuzz/oracles/ (pure functions returning `Divergence` records), and files what they
 return in the report. Facts one check leaves for a later one (the mapped planned
-tensors, the loaded program) are attributes of the run.
+tensors, the checks' own pipelines, the loaded program) are attributes of the run.
 
 Two kinds of exception, kept apart:
   * the stack under test raising is an observation, judged where it happens (the naive
@@ -18,13 +18,15 @@ Two kinds of exception, kept apart:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import fuzz.backends.exir.contract as contract
+import fuzz.backends.exir.mirror as mirror
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.interpret import interpret
@@ -80,6 +82,7 @@ class LaneRun:
         self.planned: list[PlannedTensor] = []
         self.edge_needed = False  # whether under-allocation needs the edge program's values
         self.loaded: LoadedProgram | None = None
+        self.mirrors: mirror.MirrorRuns | None = None  # the checks' own pipelines
         self.first_inside: tuple | None = None
         self.runtime_seconds = 0.0
 
@@ -107,6 +110,15 @@ class LaneRun:
             return fn()
         finally:
             self.runtime_seconds += time.perf_counter() - t
+
+    @contextlib.contextmanager
+    def _timed(self, part: str) -> Iterator[None]:
+        """Time one part of a check: report.timings["check:<name>/<part>"]."""
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.report.timings[f"check:{part}"] += time.perf_counter() - t
 
     # -- the plan ----------------------------------------------------------------------
 
@@ -162,14 +174,24 @@ class LaneRun:
         what = error_text(error)
         self._file([Divergence("exir.crash", "to_executorch", what, self.device, {"error": what})])
 
+    def pipelines(self) -> None:
+        """The variance points' plans and the naive plan (the first algorithm other than
+        greedy), from one run of to_executorch's passes (mirror.py: `mirror_points`)."""
+        algo = next((a for a in self.settings.algos if a != "greedy"), None)
+        if self.settings.variance_points or algo is not None:
+            self.mirrors = mirror.mirror_points(self.b.edge, self.settings.variance_points, algo)
+            for part, seconds in self.mirrors.timings.items():
+                self.report.timings[f"check:pipelines/{part}"] += seconds
+
     def overlap(self) -> None:
-        """exir.overlap for each planning algorithm (greedy: the build's own plan)."""
+        """exir.overlap for each planning algorithm (greedy: the build's own plan; naive:
+        the mirror's trunk, to_executorch's passes planned naive, not emitted)."""
         for algo in self.settings.algos:
             if algo == "greedy":
-                prog = self.b.et_program
+                gm, signature = self.b.planned_gm, self.b.et_program.graph_signature
             else:
                 try:
-                    prog = pipeline.to_executorch(self.b.edge, algo).exported_program()
+                    gm, signature = self._other_plan(algo)
                 except Exception as e:
                     if "does not support storage-backed" in str(e):
                         self.report.counters[f"{algo}-unsupported"] += 1
@@ -180,23 +202,34 @@ class LaneRun:
                         [Divergence("exir.crash", stage, what, self.device, {"error": what})]
                     )
                     continue
-            self._file(
-                exir_overlap.check_overlap(
-                    prog.graph_module, prog.graph_signature, algo, self.device
-                )
-            )
+            self._file(exir_overlap.check_overlap(gm, signature, algo, self.device))
+
+    def _other_plan(self, algo: str) -> tuple[Any, Any]:
+        """(graph module, signature) planned with `algo`; raises what the pipeline raised."""
+        runs = self.mirrors
+        if runs is not None and algo == runs.trunk_algo:
+            if runs.trunk_error is not None:
+                raise runs.trunk_error
+            return runs.trunk, runs.signature
+        with self._timed(f"overlap/to_executorch[{algo}]"):
+            prog = pipeline.to_executorch(self.b.edge, algo).exported_program()
+        return prog.graph_module, prog.graph_signature
 
     def variance(self) -> None:
         """exir.pipeline-variance for each SpecPropPass insertion point."""
         base = exir_variance.plan_fingerprint(self.b.planned_gm)
+        runs = self.mirrors
         for point in self.settings.variance_points:
-            try:
-                variant = pipeline.mirror_to_executorch(self.b.edge, point)
-            except pipeline.NotApplicable:
+            if runs is not None:
+                variant = runs.variants[point]
+            else:  # the shared run did not run (its oracle error is counted): one alone
+                with self._timed(f"pipeline-variance/mirror[{point}]"):
+                    variant = mirror.mirror_outcome(self.b.edge, point)
+            if isinstance(variant, mirror.NotApplicable):
                 self.report.counters[f"variance-{point}-n/a"] += 1
                 continue
-            except Exception as e:
-                error = error_text(e, 300)
+            if isinstance(variant, BaseException):
+                error = error_text(variant, 300)
                 self._file(
                     [
                         Divergence(
@@ -247,14 +280,15 @@ class LaneRun:
             zip(calls.host, calls.fed, calls.reference, calls.eager)
         ):
             stage = f"call[{i}]"
-            why = self.guard(
-                "contract",
-                lambda: (
-                    contract.outside_contract(self.b.ep, host)
-                    or contract.aliased_mutation(et_program, host, ref)
-                ),
-                "the contract check failed",
-            )
+            with self._timed("calls/contract"):
+                why = self.guard(
+                    "contract",
+                    lambda: (
+                        contract.outside_contract(self.b.ep, host)
+                        or contract.aliased_mutation(et_program, host, ref)
+                    ),
+                    "the contract check failed",
+                )
             if why is not None:
                 self.report.counters["call-outside-contract"] += 1
                 self.report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
@@ -279,7 +313,8 @@ class LaneRun:
         """exir.under-allocation: each planned buffer against its reference's value."""
         report = self.report
         try:
-            values = interpret(self.b.ep, copy_args(fed))
+            with self._timed("calls/aten-interpret"):
+                values = interpret(self.b.ep, copy_args(fed))
         except Exception as e:  # e.g. a runtime assert of the ATen program: counted, not judged
             report.counters["aten-interpret-error"] += 1
             report.details.setdefault("aten_interpret_errors", []).append(
@@ -289,7 +324,8 @@ class LaneRun:
         edge_values = None
         if self.edge_needed:
             try:
-                edge_values = interpret(self.b.edge.exported_program(), copy_args(fed))
+                with self._timed("calls/edge-interpret"):
+                    edge_values = interpret(self.b.edge.exported_program(), copy_args(fed))
             except Exception as e:  # edge-mapped tensors are then not reached
                 report.counters["edge-interpret-error"] += 1
                 report.details.setdefault("edge_interpret_errors", []).append(
@@ -322,16 +358,11 @@ class LaneRun:
         but failing an export guard, must be rejected by the runtime."""
         if self.loaded is None or self.first_inside is None:
             return
-        self._timed_runtime(self._probe_contract)
-
-    def _probe_contract(self) -> None:
         results, report = [], self.report
-        for probe in contract.contract_probes(self.b.ep, self.first_inside):
-            try:
-                self.loaded.execute(self.loaded.inputs(probe.args))
-                accepted = True
-            except Exception:
-                accepted = False
+        with self._timed("contract-probes/make"):
+            probes = contract.contract_probes(self.b.ep, self.first_inside)
+        for probe in probes:
+            accepted = self._timed_runtime(lambda: self._accepts(probe.args))
             results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
             report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
             if accepted and (probe.kind != "lower" or self.settings.check_lower_bounds):
@@ -352,6 +383,14 @@ class LaneRun:
                     ]
                 )
         report.details["contract_probes"] = results
+
+    def _accepts(self, args: tuple) -> bool:
+        """Whether the runtime runs `args` (a contract probe) without raising."""
+        try:
+            self.loaded.execute(self.loaded.inputs(args))
+        except Exception:
+            return False
+        return True
 
     def close(self) -> None:
         if self.loaded is not None:

@@ -209,13 +209,16 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
                 if isinstance(e, sympy.Symbol):
                     binding.setdefault(e, v)
 
+    def size(e: sympy.Expr, values: dict[sympy.Symbol, int]) -> int:
+        """`e` at `values`: static sizes and plain symbols without sympy's subs."""
+        if e.is_Integer:
+            return int(e)
+        return values[e] if e in values else int(e.subs(values))
+
     def make(assign: dict[sympy.Symbol, int]) -> tuple:
-        new = list(flat)
+        new, values = list(flat), binding | assign
         for i, exprs in shapes.items():
-            shape = [
-                int(e.subs(assign | {k: v for k, v in binding.items() if k not in assign}))
-                for e in exprs
-            ]
+            shape = [size(e, values) for e in exprs]
             if shape != list(flat[i].shape):
                 new[i] = _resized(flat[i], shape)
         return pytree.tree_unflatten(new, spec)[0]

@@ -6,6 +6,8 @@ of named checks on the build (fuzz/backends/exir/checks.py), each through one gu
   spec-meta          the probe's TensorSpecs against meta['val']          exir.spec-meta
   mapping            planned tensors -> the nodes whose values they hold  (counters)
   bound-loss         planned upper bounds against the declared ones       exir.bound-loss
+  pipelines          the checks' own pipelines, from one run of to_executorch's passes:
+                     the variance points' plans and the naive plan        (mirror.py)
   overlap            greedy and naive plans, Verifier and interval check  exir.overlap
   pipeline-variance  the plan with SpecPropPass re-run at three points    exir.pipeline-variance
   alias-structure    alias classes of the plan (S1-S5)                    exir.aliasing
@@ -44,9 +46,16 @@ check its value); executorch 1.0.1's binding cannot take a float at all
 
 Version differences (the legacy lane runs executorch 1.0.1 on torch 2.9.1) are
 feature-detected, not version-compared: the ShapeEnv's version counters and the
-signature of `edge_to_executorch_passes` (pipeline.py), the inputs the method declares
+signature of `edge_to_executorch_passes` (mirror.py), the inputs the method declares
 (runtime.py), and whether the planner aliases in-place results
 (fuzz/oracles/exir_aliasing.py: `planner_aliases_inplace_results`).
+
+Timings (report.timings): the backend's own time is export, to_edge, to_executorch (the
+build) and runtime (loading the .pte, running the calls and the contract probes on it);
+the harness's own is checks (every check, the runtime's part left out), split into
+check:<name> per named check and check:<name>/<part> for the parts worth watching (the
+extra pipelines, the interpreters), and lane-inputs (the copies of the calls and the
+eager re-runs on them). benchmarks/bench_exir_generated.py prints them.
 
 Planning and the runtime stay on the host; on CUDA only the engine's reference ran on
 the GPU (a call the lane runs again on its copies runs on the host).
@@ -114,12 +123,14 @@ class ExirLane:
         self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
     ) -> LaneReport:
         report = LaneReport(self.name, device)
+        t = time.perf_counter()
         host = [copy_args(c, "cpu") for c in calls]
         fed, eager, rerun = lane_reference(case.program, host, reference)
         report.counters["reference-rerun"] += rerun
         lane_calls = Calls(host, fed, list(reference), eager)
         dims = derive_dims(case, host)
         example = pick_example(host, dims)
+        report.timings["lane-inputs"] += time.perf_counter() - t
         report.details["example_call"] = example
         try:
             b = pipeline.build(case.program, host[example], dims)
@@ -167,6 +178,7 @@ class ExirLane:
                 ("spec-meta", run.spec_meta),
                 ("mapping", run.mapping),
                 ("bound-loss", run.bounds),
+                ("pipelines", run.pipelines),
                 ("overlap", run.overlap),
                 ("pipeline-variance", run.variance),
                 ("alias-structure", run.alias_structure),
@@ -176,7 +188,10 @@ class ExirLane:
             ]
         try:
             for name, check in checks:
+                t_check, runtime_before = time.perf_counter(), run.runtime_seconds
                 run.guard(name, check)
+                spent = time.perf_counter() - t_check - (run.runtime_seconds - runtime_before)
+                report.timings[f"check:{name}"] += spent
         finally:
             run.close()
         report.timings["runtime"] += run.runtime_seconds

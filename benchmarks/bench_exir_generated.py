@@ -17,7 +17,7 @@ fixes on by default) after a short warm-up that is not counted, and prints:
   * the ratio of the harness's own time (wall minus backend) to the backend's own time.
 
 By default divergences the corpus knows are set aside as the nightly job does while
-exploring (`run_case(known=...)`: no confirmation re-run for them); `--no-known`
+exploring (`explore(corpus=...)`: no confirmation re-run for them); `--no-known`
 confirms every divergence. Counters and divergences by kind are printed too, so two
 runs of the same seed can be checked to have explored the same programs with the same
 outcome.
@@ -31,7 +31,6 @@ time are compared.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import statistics
@@ -67,20 +66,11 @@ def measure(examples: int, seed: int, fixes_switch: str, known: bool, warmup: in
     from fuzz.prepare import prepare
 
     active = prepare(fixes_switch)
-    if known:
-        index = CorpusIndex.of([DirectoryCorpus(ROOT / "corpus")])
-        original = fuzz.explore.run_case
-
-        @functools.wraps(original)
-        def run_case(case, *args, **kwargs):
-            kwargs.setdefault("known", lambda d: index.known_as(d.to_json(), case.source))
-            return original(case, *args, **kwargs)
-
-        fuzz.explore.run_case = run_case
+    index = CorpusIndex.of([DirectoryCorpus(ROOT / "corpus")]) if known else None
     if warmup:
         fuzz.explore.explore(["exir"], warmup, seed=seed + 1000, stop_on_first=False)
     t = time.perf_counter()
-    out = fuzz.explore.explore(["exir"], examples, seed=seed, stop_on_first=False)
+    out = fuzz.explore.explore(["exir"], examples, seed=seed, stop_on_first=False, corpus=index)
     wall = time.perf_counter() - t
     return {
         "root": str(ROOT),

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
 
-from fuzz.engine import CaseResult, Known, run_case
+from fuzz.corpus import CorpusIndex
+from fuzz.engine import CaseResult, run_case
 from fuzz.strategies import GeneratedCase, cases
 
 
@@ -47,15 +48,16 @@ def explore(
     kinds: Sequence[str] | None = None,
     on_example: Callable[[GeneratedCase, CaseResult], None] | None = None,
     case_seed: int | None = None,
-    known: Known | None = None,
+    corpus: CorpusIndex | None = None,
     until: Callable[[GeneratedCase, CaseResult], bool] | None = None,
 ) -> Exploration:
     """Run up to `max_examples` generated cases; `seed=None` means random, any int gives
     the same examples every time (seeded, no example database). `found` is the first case
     with a divergence (of one of `kinds`, when given). `on_example(generated, result)` is
     called for every case that ran (benchmarks and campaign scripts count with it);
-    `case_seed` seeds each case's calls() (default: `seed`, else 0); `known` is the
-    engine's registered-bug lookup (fuzz.engine.run_case); `until(generated, result)`, when
+    `case_seed` seeds each case's calls() (default: `seed`, else 0); with `corpus`, the
+    divergences of bugs it registers are set aside as the nightly job does (marked
+    known_as, not confirmed: fuzz.engine.run_case); `until(generated, result)`, when
     given, decides which case counts as found instead of `kinds`."""
     out = Exploration()
 
@@ -71,6 +73,12 @@ def explore(
         out.timings["generation"] += time.perf_counter() - started[0]
         out.examples += 1
         data_seed = case_seed if case_seed is not None else (seed or 0)
+        known = None
+        if corpus is not None:
+
+            def known(d):
+                return corpus.known_as(d.to_json(), generated.source)
+
         result = run_case(
             generated.case, lanes, devices, seed=data_seed, confirm=confirm, known=known
         )

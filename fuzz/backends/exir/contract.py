@@ -89,7 +89,9 @@ def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) ->
     for spec, value in zip(specs, flat):
         name = spec.arg.name
         if hasattr(spec.arg, "value"):  # ConstantArgument: export specialized this input
-            if value != spec.arg.value:
+            # Another value, or the same value as another type (3.0 for an exported 3: the
+            # runtime takes the exported type only), is outside what was exported.
+            if value != spec.arg.value or type(value) is not type(spec.arg.value):
                 return f"input {name}={value!r}, exported as the constant {spec.arg.value!r}"
             continue
         val = vals.get(name)

@@ -74,6 +74,15 @@ def pick_example(calls: Sequence[tuple], dims: dict[int, dict[int, tuple[int, in
     return next((i for i, c in enumerate(calls) if ok(c)), 0)
 
 
+def canonical_copy(value: torch.Tensor) -> torch.Tensor:
+    """A contiguous copy with the canonical strides of its shape. An empty tensor counts as
+    contiguous whatever its strides, so `contiguous()`/`clone()` keep odd ones, and the
+    ExecuTorch runtime aborts the process on an input with non-canonical strides."""
+    if value.numel() == 0:
+        return torch.empty(value.shape, dtype=value.dtype, device=value.device)
+    return value.detach().clone(memory_format=torch.contiguous_format)
+
+
 def independent(args: Sequence[Any]) -> tuple:
     """A call as the runtime is fed: each tensor an independent contiguous copy.
 
@@ -85,7 +94,7 @@ def independent(args: Sequence[Any]) -> tuple:
     is run on them."""
 
     def fresh(value: torch.Tensor) -> torch.Tensor:
-        out = value.detach().clone(memory_format=torch.contiguous_format)
+        out = canonical_copy(value)
         return out.requires_grad_(value.requires_grad) if value.is_leaf else out
 
     return tuple(map_tensors(fresh, a) for a in args)

@@ -210,7 +210,13 @@ def to_executorch(edge, algo: str = "greedy", probe: Any = None):
 
 # to_executorch errors that state a documented limitation, not a miscompilation.
 _UNSUPPORTED = ("Missing out variants", "Unsupported control flow operator")
-_BOUND_ERRORS = ("Cannot evaluate a finite upper bound", "Cannot evaluate the shape upper bound")
+_BOUND_ERRORS = (
+    "Cannot evaluate a finite upper bound",
+    "Cannot evaluate the shape upper bound",
+    # The planner's own words for the same cause: "mem_offset N does not fit in 64 bits ...
+    # an unbacked SymInt with its upper bound lazily set to 2^64-1" (executorch 1.5.1).
+    "does not fit in 64 bits",
+)
 
 
 def is_bound_error(error: BaseException) -> bool:

@@ -27,6 +27,7 @@ import torch.utils._pytree as pytree
 from executorch.runtime import Runtime
 from torch.export.graph_signature import InputKind, OutputKind
 
+from fuzz.backends.exir.inputs import canonical_copy
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord, cpu_copy
 from fuzz.oracles.exir_graph import graph_levels, op_schema
@@ -85,7 +86,7 @@ class LoadedProgram:
 def flat_copies(args: Sequence[Any]) -> list[Any]:
     """Every flat input leaf; tensors as independent contiguous CPU copies."""
     return [
-        x.detach().to("cpu").contiguous().clone() if isinstance(x, torch.Tensor) else x
+        canonical_copy(x.detach().to("cpu")) if isinstance(x, torch.Tensor) else x
         for x in pytree.tree_leaves((tuple(args), {}))
     ]
 

@@ -52,3 +52,15 @@ def test_a_size_with_no_finite_bound_is_a_skip_not_a_crash():
     assert report.skipped and report.skipped.startswith("no finite upper bound")
     assert "does not fit in 64 bits" in report.skipped
     assert report.counters["unsupported-skip"] == 1
+
+
+NO_FINITE_BOUND_BOOL = NO_FINITE_BOUND.replace("torch.randn(1)", "torch.tensor([True])")
+
+
+def test_an_unbounded_size_leaking_as_int_oo_is_the_same_skip():
+    (report,) = run_case(
+        case_from_source(NO_FINITE_BOUND_BOOL, "unbounded_bool"), ["exir"], ["cpu"]
+    ).reports
+    assert report.divergences == []
+    assert report.skipped and report.skipped.startswith("no finite upper bound")
+    assert "9223372036854775806" in report.skipped

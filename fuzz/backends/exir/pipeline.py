@@ -216,6 +216,10 @@ _BOUND_ERRORS = (
     # The planner's own words for the same cause: "mem_offset N does not fit in 64 bits ...
     # an unbacked SymInt with its upper bound lazily set to 2^64-1" (executorch 1.5.1).
     "does not fit in 64 bits",
+    # The same unbounded size reaching the emitter as torch's int_oo stand-in (2^63 - 2 or
+    # 2^63 - 1): "bad number 9223372036854775806 for type int32".
+    "9223372036854775806",
+    "9223372036854775807",
 )
 
 

@@ -1,16 +1,16 @@
-"""The cost of the Ray engine against the local one, side by side in one run.
+"""Campaign throughput per engine and worker count, side by side in one run.
 
-    python benchmarks/bench_engines.py [--examples 60] [--workers 2] [--lanes thunder]
-                                       [--fixes on] [--repeat 2]
+    python benchmarks/bench_engines.py [--configs local:1,local:2,ray:2] [--examples 60]
+                                       [--lanes thunder] [--fixes on] [--repeat 2]
 
-Runs the same seeded campaign (`--max-examples`, no database, nothing filed) with
-`--engine local` and with `--engine ray` (a local Ray instance on loopback, started by
-the campaign itself), alternately, `--repeat` times each, and prints per engine:
-programs explored per second of the campaign's wall time (min and max over the repeats),
-the time to the first explored program (start-up: worker processes or actors importing
-the stack, plus Ray's own start), and the ratio ray/local. The wall time includes
-start-up, so a short campaign overstates the engine's steady-state cost: both figures are
-printed.
+Runs the same seeded campaign (`python -m fuzz nightly --max-examples N`, no database, an
+empty corpus, one fresh output folder per run) for each ENGINE:WORKERS config, the configs
+alternating within each repeat, and prints per config: programs explored per second of the
+campaign's wall time (best and worst repeat), the engine's own start-up (joining or
+starting Ray) and the workers' start-up (process or actor start to its first message), and
+the ratio of each config's best programs/s to the first config's. Wall time includes
+start-up, so a short campaign overstates the cost of starting; both are printed. The Ray
+engine starts its own Ray instance on loopback.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def campaign(engine: str, args, out: Path) -> dict:
+def campaign(engine: str, workers: int, args, out: Path) -> dict:
     cmd = [
         sys.executable,
         "-m",
@@ -40,7 +40,7 @@ def campaign(engine: str, args, out: Path) -> dict:
         "--devices",
         "cpu",
         "--workers",
-        str(args.workers),
+        str(workers),
         "--fixes",
         args.fixes,
         "--max-examples",
@@ -55,58 +55,58 @@ def campaign(engine: str, args, out: Path) -> dict:
         str(out / "no-corpus"),
         "--out",
         str(out),
+        "--quiet",
     ]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     doc = json.loads((out / "report.json").read_text())
-    startup = doc["time"]["worker_startup"] / max(doc["workers"], 1)
     return {
         "rc": proc.returncode,
         "wall": wall,
         "explored": doc["programs"]["explored"],
         "per_s": doc["programs"]["explored"] / wall,
-        "startup": startup,
-        "engine": doc["time"].get("engine_startup", 0.0),
+        "worker_startup": doc["time"]["worker_startup"] / max(doc["workers"], 1),
+        "engine_startup": doc["time"].get("engine_startup", 0.0),
     }
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
+    p.add_argument("--configs", default="local:1,local:2,ray:2")
     p.add_argument("--examples", type=int, default=60)
-    p.add_argument("--workers", type=int, default=2)
     p.add_argument("--lanes", default="thunder")
     p.add_argument("--fixes", default="on")
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--repeat", type=int, default=2)
     args = p.parse_args()
-    runs: dict[str, list[dict]] = {"local": [], "ray": []}
+    configs = [(c.split(":")[0], int(c.split(":")[1])) for c in args.configs.split(",")]
+    runs: dict[tuple[str, int], list[dict]] = {c: [] for c in configs}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeat):
-            for engine in ("local", "ray"):
-                result = campaign(engine, args, Path(tmp) / f"{engine}-{i}")
-                runs[engine].append(result)
+            for engine, workers in configs if i % 2 == 0 else configs[::-1]:
+                r = campaign(engine, workers, args, Path(tmp) / f"{engine}-{workers}-{i}")
+                runs[(engine, workers)].append(r)
                 print(
-                    f"{engine:>5} run {i}: {result['explored']} programs in {result['wall']:.1f} s "
-                    f"= {result['per_s']:.2f}/s; engine start-up {result['engine']:.1f} s, "
-                    f"worker start-up {result['startup']:.1f} s (exit {result['rc']})",
+                    f"{engine}:{workers} run {i}: {r['explored']} programs in {r['wall']:.1f} s"
+                    f" = {r['per_s']:.2f}/s; engine start-up {r['engine_startup']:.1f} s, "
+                    f"worker start-up {r['worker_startup']:.1f} s (exit {r['rc']})",
                     flush=True,
                 )
-    best = {e: max(r["per_s"] for r in rs) for e, rs in runs.items()}
-    worst = {e: min(r["per_s"] for r in rs) for e, rs in runs.items()}
-    start = {e: min(r["startup"] for r in rs) for e, rs in runs.items()}
-    engine_start = {e: min(r["engine"] for r in rs) for e, rs in runs.items()}
     print(
-        f"\nlanes={args.lanes} fixes={args.fixes} workers={args.workers} "
-        f"examples={args.examples} seed={args.seed}"
+        f"\nlanes={args.lanes} fixes={args.fixes} examples={args.examples} seed={args.seed} "
+        f"repeat={args.repeat}"
     )
-    for e in runs:
+    first = max(r["per_s"] for r in runs[configs[0]])
+    for (engine, workers), rs in runs.items():
+        best, worst = max(r["per_s"] for r in rs), min(r["per_s"] for r in rs)
         print(
-            f"  {e:>5}: {worst[e]:.2f}-{best[e]:.2f} programs/s (wall, start-up included); "
-            f"engine start-up {engine_start[e]:.1f} s, worker start-up {start[e]:.1f} s"
+            f"  {engine}:{workers}  {worst:.2f}-{best:.2f} programs/s "
+            f"(x{best / first:.2f} of {configs[0][0]}:{configs[0][1]}); "
+            f"engine start-up {min(r['engine_startup'] for r in rs):.1f} s, "
+            f"worker start-up {min(r['worker_startup'] for r in rs):.1f} s"
         )
-    print(f"  ray/local programs/s (best runs): {best['ray'] / best['local']:.2f}")
 
 
 if __name__ == "__main__":

@@ -177,7 +177,9 @@ def _layouts(program: Program, pick: Picker, sizes: dict[str, int | float]) -> t
 def plan_sequence(
     program: Program, genes: list[tuple[int, ...]], modes: list[str]
 ) -> list[CallPlan]:
-    """One call per gene; `modes[k-1]` says how call k relates to call k-1."""
+    """One call per gene; `modes[k-1]` says how call k relates to call k-1. A plan's `mode`
+    is what happened: a `retype` that finds no scalar number flips instead, and a `flip`
+    that finds no value flipping a decision is a `redraw`."""
     pick = Picker(genes[0])
     state = _draw_state(program, pick)
     plans = [CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick, state.sizes()))]
@@ -187,10 +189,12 @@ def plan_sequence(
             new = state
         elif mode == "preserve":
             new = _preserve(state, pick)
-        elif mode == "retype":
-            new = _retype(state, pick) or _flip(state, pick) or _draw_state(program, pick)
-        else:
-            new = _flip(state, pick) or _draw_state(program, pick)
+        elif mode == "retype" and (new := _retype(state, pick)) is not None:
+            pass
+        elif (new := _flip(state, pick)) is not None:
+            mode = "flip"
+        else:  # no single value flips a decision here: a fresh draw, said as such
+            new, mode = _draw_state(program, pick), "redraw"
         state = new
         layouts = _layouts(program, pick, state.sizes())
         plans.append(CallPlan(tuple(sorted(state.sizes().items())), layouts, mode))

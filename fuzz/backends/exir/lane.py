@@ -55,7 +55,7 @@ build) and runtime (loading the .pte, running the calls and the contract probes 
 the harness's own is checks (every check, the runtime's part left out), split into
 check:<name> per named check and check:<name>/<part> for the parts worth watching (the
 extra pipelines, the interpreters), and lane-inputs (the copies of the calls and the
-eager re-runs on them). benchmarks/bench_exir_generated.py prints them.
+eager re-runs on them). benchmarks/bench_lane.py prints them.
 
 Planning and the runtime stay on the host; on CUDA only the engine's reference ran on
 the GPU (a call the lane runs again on its copies runs on the host).

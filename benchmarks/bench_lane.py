@@ -1,19 +1,20 @@
-"""Throughput of the EXIR lane on generated programs, and where a worker's time goes.
+"""Throughput of a lane on generated programs, and where a worker's time goes.
 
-    python benchmarks/bench_exir_generated.py [--examples 60] [--seed 5] [--fixes on]
-        [--no-known] [--json PATH]
-    python benchmarks/bench_exir_generated.py --against ../exir2-base [--rounds 2]
+    python benchmarks/bench_lane.py [--lane exir|thunder] [--examples 60] [--seed 5]
+        [--fixes on] [--no-known] [--json PATH]
+    python benchmarks/bench_lane.py --lane thunder --against ../base [--rounds 2]
 
-Runs `fuzz.explore.explore(["exir"], N, seed=..., stop_on_first=False)` (one worker,
+Runs `fuzz.explore.explore([LANE], N, seed=..., stop_on_first=False)` (one worker,
 fixes on by default) after a short warm-up that is not counted, and prints:
 
   * programs per worker-second (examples / wall time of the exploration);
-  * the backend's own time: export, to_edge, to_executorch (the main build) and runtime
-    (loading the .pte, running the calls and the contract probes on it), as shares of
-    the wall time;
-  * the harness's own time: each check of the lane (report.timings["check:<name>"], with
-    its parts "check:<name>/<part>" indented), the lane's inputs, the eager reference,
-    generation, confirmation re-runs, and what no timer covers;
+  * the backend's own time, as shares of the wall time: for EXIR export, to_edge,
+    to_executorch (the main build) and runtime (loading the .pte, running the calls and
+    the contract probes on it); for Thunder jit+calls (tracing and running the calls);
+  * the harness's own time: each check of the lane (EXIR: report.timings["check:<name>"],
+    with its parts "check:<name>/<part>" indented; Thunder: the fresh traces of the
+    unsound-hit oracle, the other oracles, the default-cache control), the eager
+    reference, generation, confirmation re-runs, and what no timer covers;
   * the ratio of the harness's own time (wall minus backend) to the backend's own time.
 
 By default divergences the corpus knows are set aside as the nightly job does while
@@ -42,7 +43,8 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-BACKEND = ("export", "to_edge", "to_executorch", "runtime")
+BACKENDS = {"exir": ("export", "to_edge", "to_executorch", "runtime"), "thunder": ("jit+calls",)}
+CHECKS = {"exir": ("checks",), "thunder": ("fresh-trace", "oracles", "control")}
 HARNESS = ("lane-inputs", "eager", "generation", "confirm")
 # Counters that say what was explored; equal across runs of the same seed and code power.
 OUTCOME_COUNTERS = (
@@ -59,22 +61,37 @@ OUTCOME_COUNTERS = (
 )
 
 
-def measure(examples: int, seed: int, fixes_switch: str, known: bool, warmup: int) -> dict:
-    """One exploration in this process; the figures as a dict (see `summary`)."""
+def measure(
+    lane: str, examples: int, seed: int, fixes_switch: str, known: bool, warmup: int
+) -> dict:
+    """One exploration in this process; the figures as a dict (see `summary`). Works on
+    older checkouts too (`--against`): without the corpus step, with the older module of
+    the fixes switch."""
+    import inspect
+
     import fuzz.explore
-    from fuzz.corpus import CorpusIndex, DirectoryCorpus
-    from fuzz.prepare import prepare
+
+    try:
+        from fuzz.prepare import prepare
+    except ImportError:  # checkouts before fuzz/prepare.py
+        from fuzz.campaign.prepare import prepare
 
     active = prepare(fixes_switch)
-    index = CorpusIndex.of([DirectoryCorpus(ROOT / "corpus")]) if known else None
+    extra = {}
+    if known and "corpus" in inspect.signature(fuzz.explore.explore).parameters:
+        from fuzz.corpus import CorpusIndex, DirectoryCorpus
+
+        extra["corpus"] = CorpusIndex.of([DirectoryCorpus(ROOT / "corpus")])
     if warmup:
-        fuzz.explore.explore(["exir"], warmup, seed=seed + 1000, stop_on_first=False)
+        fuzz.explore.explore([lane], warmup, seed=seed + 1000, stop_on_first=False)
     t = time.perf_counter()
-    out = fuzz.explore.explore(["exir"], examples, seed=seed, stop_on_first=False, corpus=index)
+    out = fuzz.explore.explore([lane], examples, seed=seed, stop_on_first=False, **extra)
     wall = time.perf_counter() - t
     return {
+        "lane": lane,
         "root": str(ROOT),
         "fixes": sorted(active),
+        "known": bool(extra),
         "examples": out.examples,
         "skipped": out.skipped,
         "wall": wall,
@@ -85,15 +102,16 @@ def measure(examples: int, seed: int, fixes_switch: str, known: bool, warmup: in
 
 def summary(r: dict) -> dict:
     """The figures the report prints, from one measurement."""
-    t, wall = Counter(r["timings"]), r["wall"]
-    backend = sum(t[k] for k in BACKEND)
+    t, wall, lane = Counter(r["timings"]), r["wall"], r.get("lane", "exir")
+    backend = sum(t[k] for k in BACKENDS[lane])
+    checks = sum(t[k] for k in CHECKS[lane])
     harness = wall - backend
     return {
         "programs/worker-s": r["examples"] / wall,
         "backend": backend,
         "harness": harness,
         "harness/backend": harness / backend if backend else float("inf"),
-        "checks/backend": t["checks"] / backend if backend else float("inf"),
+        "checks/backend": checks / backend if backend else float("inf"),
         "exploring harness/backend": (harness - t["confirm"]) / backend
         if backend
         else float("inf"),
@@ -101,9 +119,9 @@ def summary(r: dict) -> dict:
 
 
 def print_report(r: dict) -> None:
-    t, wall, n = Counter(r["timings"]), r["wall"], r["examples"]
+    t, wall, n, lane = Counter(r["timings"]), r["wall"], r["examples"], r.get("lane", "exir")
     s = summary(r)
-    print(f"code: {r['root']}   fixes: {', '.join(r['fixes']) or 'none'}")
+    print(f"lane: {lane}   code: {r['root']}   fixes: {', '.join(r['fixes']) or 'none'}")
     print(
         f"{n} programs ({r['skipped']} skipped) in {wall:.1f} s: "
         f"{s['programs/worker-s']:.2f} programs per worker-second"
@@ -116,17 +134,18 @@ def print_report(r: dict) -> None:
         )
 
     print(f"backend's own time {s['backend']:.2f} s ({100 * s['backend'] / wall:.1f}%)")
-    for k in BACKEND:
+    for k in BACKENDS[lane]:
         line(k, t[k])
     print(f"harness's own time {s['harness']:.2f} s ({100 * s['harness'] / wall:.1f}%)")
-    line("checks", t["checks"])
+    for k in CHECKS[lane]:
+        line(k, t[k])
     for k in sorted(k for k in t if k.startswith("check:") and "/" not in k):
         line(k.removeprefix("check:"), t[k], 4)
         for part in sorted(p for p in t if p.startswith(k + "/")):
             line(part.removeprefix(k + "/"), t[part], 6)
     for k in HARNESS:
         line(k, t[k])
-    timed = sum(t[k] for k in BACKEND + HARNESS) + t["checks"]
+    timed = sum(t[k] for k in BACKENDS[lane] + CHECKS[lane] + HARNESS)
     line("untimed (copies, engine, hypothesis)", wall - timed)
     print(
         f"harness/backend {s['harness/backend']:.2f}  "
@@ -151,6 +170,8 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict:
         str(HERE),
         "--root",
         str(tree),
+        "--lane",
+        args.lane,
         "--examples",
         str(args.examples),
         "--seed",
@@ -200,6 +221,7 @@ def compare(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lane", choices=sorted(BACKENDS), default="exir")
     parser.add_argument("--examples", type=int, default=60)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--fixes", default="on")
@@ -214,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         compare(args)
         return 0
     warnings.filterwarnings("ignore")
-    r = measure(args.examples, args.seed, args.fixes, not args.no_known, args.warmup)
+    r = measure(args.lane, args.examples, args.seed, args.fixes, not args.no_known, args.warmup)
     if args.json == "-":
         print(json.dumps(r))
         return 0

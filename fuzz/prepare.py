@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 
 import fixes
+from fuzz.errors import error_text
 
 
 def fixes_switch(value: str | None = None) -> str:
@@ -46,5 +47,5 @@ def lane_unavailable(name: str, device: str) -> str | None:
     except ValueError:
         raise
     except Exception as e:  # the lane module is missing or its stack does not import
-        return f"lane {name} unavailable: {type(e).__name__}: {e}"
+        return f"lane {name} unavailable: {error_text(e, None)}"
     return lane.unavailable(device)

@@ -29,3 +29,41 @@ def run_python(code: str, fixes: str = "off", timeout: int = 600) -> dict:
     if proc.returncode != 0:
         raise AssertionError(f"subprocess failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_nightly(
+    out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7, timeout: int = 400
+) -> tuple[subprocess.CompletedProcess, dict | None]:
+    """`python -m fuzz nightly` on the fast test lane of tests/crash_ops.py (it stands in
+    for Thunder: `--fixes off`, no Thunder import), one worker, cpu, quiet; `args` come
+    after these defaults and override them. Returns the process and report.json (None
+    when the campaign wrote none)."""
+    env = {k: v for k, v in os.environ.items() if k != "FUZZ_FIXES"}
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "FUZZ_TEST_LANE": lane_mode,
+        "FUZZ_TEST_CRASH_DIM": str(crash_dim),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "fuzz",
+        "nightly",
+        "--plugin",
+        "tests.crash_ops",
+        "--lanes",
+        "thunder",
+        "--devices",
+        "cpu",
+        "--workers",
+        "1",
+        "--fixes",
+        "off",
+        "--quiet",
+        "--out",
+        str(out),
+        *args,
+    ]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    report = out / "report.json"
+    return proc, (json.loads(report.read_text()) if report.exists() else None)

@@ -16,11 +16,9 @@ import os
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
-import json  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -28,7 +26,7 @@ import pytest  # noqa: E402
 import redis  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
-import fixes  # noqa: E402
+from tests.helpers import run_nightly as nightly  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -76,35 +74,6 @@ def redis_url():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-
-
-def nightly(out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7, timeout: int = 400):
-    env = dict(os.environ)
-    env.pop(fixes.ENV_VAR, None)
-    env["PYTHONPATH"] = str(ROOT)
-    env["FUZZ_TEST_LANE"] = lane_mode
-    env["FUZZ_TEST_CRASH_DIM"] = str(crash_dim)
-    cmd = [
-        sys.executable,
-        "-m",
-        "fuzz",
-        "nightly",
-        "--plugin",
-        "tests.crash_ops",
-        "--lanes",
-        "thunder",
-        "--devices",
-        "cpu",
-        "--fixes",
-        "off",
-        "--quiet",
-        "--out",
-        str(out),
-        *args,
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-    report = out / "report.json"
-    return proc, (json.loads(report.read_text()) if report.exists() else None)
 
 
 def test_ray_campaign_explores_on_both_nodes_and_survives_a_crash(tmp_path, ray_address):

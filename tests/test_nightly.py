@@ -7,50 +7,17 @@ nothing; the report files are complete; usage errors exit 2."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-import fixes
 from fuzz.case import case_metadata
 from fuzz.tensors import materialize
+from tests.helpers import run_nightly as nightly
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def nightly(out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7, timeout: int = 300):
-    env = dict(os.environ)
-    env.pop(fixes.ENV_VAR, None)
-    env["PYTHONPATH"] = str(ROOT)
-    env["FUZZ_TEST_LANE"] = lane_mode
-    env["FUZZ_TEST_CRASH_DIM"] = str(crash_dim)
-    cmd = [
-        sys.executable,
-        "-m",
-        "fuzz",
-        "nightly",
-        "--plugin",
-        "tests.crash_ops",
-        "--lanes",
-        "thunder",
-        "--devices",
-        "cpu",
-        "--workers",
-        "1",
-        "--fixes",
-        "off",
-        "--out",
-        str(out),
-        *args,
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-    report = out / "report.json"
-    doc = json.loads(report.read_text()) if report.exists() else None
-    return proc, doc
 
 
 def signatures(doc) -> set[str]:

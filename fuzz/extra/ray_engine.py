@@ -40,6 +40,7 @@ from ray.util.queue import Empty, Queue
 
 from fuzz.campaign.protocol import Bye, HarnessError, WorkerConfig
 from fuzz.campaign.supervisor import Slot, Supervisor
+from fuzz.errors import error_text
 
 ROOT = Path(__file__).resolve().parents[2]
 POLL_S = 0.2
@@ -92,7 +93,7 @@ class WorkerActor:
         try:
             worker.loop()
         except Exception as e:
-            send(HarnessError(f"worker failed: {type(e).__name__}: {e}\n{traceback.format_exc()}"))
+            send(HarnessError(f"worker failed: {error_text(e, None)}\n{traceback.format_exc()}"))
             send(Bye("error", worker.explored))
             return "error"
         return "done"

@@ -31,6 +31,7 @@ import pytest
 from packaging.version import Version
 
 import fixes
+from fuzz.errors import error_text
 
 FIX = "executorch-specprop"
 
@@ -331,7 +332,7 @@ def _observe(mode: str, status: list[str]) -> dict:
             try:
                 et = edge.to_executorch()
             except Exception as e:  # noqa: BLE001
-                entry["error"] = f"{type(e).__name__}: {e}"
+                entry["error"] = error_text(e, None)
             else:
                 gm2 = et.exported_program().graph_module
                 node = next(n for n in gm2.graph.nodes if is_dd(n))
@@ -427,7 +428,7 @@ def _observe(mode: str, status: list[str]) -> dict:
                     edge.to_executorch()
                     report[name]["lowered"] = True
                 except Exception as e:  # noqa: BLE001
-                    report[name]["lowered"] = f"{type(e).__name__}: {e}"[:500]
+                    report[name]["lowered"] = error_text(e, 500)
     else:
         raise ValueError(f"unknown mode {mode}")
     return report

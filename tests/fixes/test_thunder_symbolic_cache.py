@@ -46,6 +46,7 @@ import re
 import pytest
 
 import fixes
+from fuzz.errors import error_text
 
 FIX = "thunder-symbolic-cache"
 
@@ -256,7 +257,7 @@ def _computation_inputs(trace) -> list:
 
 
 def _error(e) -> str:
-    return f"{type(e).__name__}: {e}"[:300]
+    return error_text(e, 300)
 
 
 def _fresh_error(fn, args) -> str | None:

@@ -233,3 +233,29 @@ def test_aliasing_oracle_fires_on_inplace_update_of_a_view_sharing_its_base():
     aliasing = [d for d in result.divergences if d.kind == "thunder.aliasing"]
     assert aliasing and "mutation" in aliasing[0].details
     assert aliasing[0].data["control"] == "diverges too"
+
+
+REPEATED = """
+import torch
+def program(a, n):
+    return (a * n + 1.0,)
+def calls():
+    x = torch.randn(3, 4)
+    return [(x, 2), (x.clone(), 2), (torch.randn(5, 4), 2), (torch.randn(3, 4), 2)]
+"""
+
+
+def test_fresh_traces_are_made_once_per_call_signature():
+    """Calls 1 and 3 have the signature of call 0 (same shapes, strides, dtypes, number):
+    the traces call 0's miss made are their fresh traces; call 2 is new and is traced."""
+    from fuzz.backends.thunder import call_signature
+
+    x = torch.randn(3, 4)
+    assert call_signature((x, 2)) == call_signature((torch.randn(3, 4), 2))
+    assert call_signature((x, 2)) != call_signature((x, 2.0))  # the number's type counts
+    assert call_signature((x, 2)) != call_signature((x.t().contiguous().t(), 2))  # strides
+    assert call_signature((x, x)) != call_signature((x, x.clone()))  # shared storage
+    result = run_case(case_from_source(REPEATED, "repeated"), lanes=("thunder",), devices=("cpu",))
+    (report,) = result.reports
+    assert result.divergences == [] and report.counters["hits"] == 3
+    assert report.counters["fresh-trace-reused"] == 2

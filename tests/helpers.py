@@ -12,12 +12,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def python_path() -> str:
+    """The repo root first, then whatever PYTHONPATH already holds (a machine whose packages
+    were installed with `pip --target` finds them only through it)."""
+    return os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+
+
 def run_python(code: str, fixes: str = "off", timeout: int = 600) -> dict:
     """Run `code` in a fresh interpreter with `fixes` applied; it must print one JSON line
     last. For checks that need a fresh process (a search that must not see what this one
     imported or compiled); stock-vs-fixed switching within a process is `fixes.applied`."""
     prelude = f"import fixes; fixes.apply({fixes!r})\n"
-    env = os.environ | {"PYTHONPATH": str(ROOT), "FUZZ_FIXES": fixes}
+    env = os.environ | {"PYTHONPATH": python_path(), "FUZZ_FIXES": fixes}
     proc = subprocess.run(
         [sys.executable, "-c", prelude + textwrap.dedent(code)],
         cwd=ROOT,
@@ -40,7 +46,7 @@ def run_nightly(
     when the campaign wrote none)."""
     env = {k: v for k, v in os.environ.items() if k != "FUZZ_FIXES"}
     env |= {
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": python_path(),
         "FUZZ_TEST_LANE": lane_mode,
         "FUZZ_TEST_CRASH_DIM": str(crash_dim),
     }

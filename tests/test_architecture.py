@@ -11,8 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import grimp
 import pytest
+
+grimp = pytest.importorskip("grimp", reason="grimp (a test dependency) is not installed")
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = (

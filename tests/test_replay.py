@@ -15,6 +15,7 @@ import pytest
 import fixes
 from fuzz.outcome import Outcome, classify
 from fuzz.replay import exit_status
+from tests.helpers import python_path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
@@ -27,7 +28,7 @@ THUNDER_SEEDS = [
 def replay(*args: str, env: dict | None = None, timeout: int = 400):
     full_env = dict(os.environ)
     full_env.pop(fixes.ENV_VAR, None)
-    full_env["PYTHONPATH"] = str(ROOT)
+    full_env["PYTHONPATH"] = python_path()
     full_env.update(env or {})
     proc = subprocess.run(
         [sys.executable, "-m", "fuzz", "replay", *args, "--json", "-"],

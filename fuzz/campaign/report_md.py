@@ -202,11 +202,19 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
             d = f["divergences"][0]
             where = f"`{f['path']}` " if f["path"] else ""
             details = " ".join(str(d["details"]).split())[:160]
-            extra = f"; matches {', '.join(f['known_as'])}" if f["known_as"] else ""
+            # A new finding can carry known divergences beside its new one: say which.
+            matched = "other divergences match" if status == "new" else "matches"
+            extra = f"; {matched} {', '.join(f['known_as'])}" if f["known_as"] else ""
             conf = f"; {f['confirmation']}" if f.get("confirmation") else ""
+            # A bucket first seen in a program met while shrinking another one has no
+            # explored program of its own.
+            shown = (
+                f"shown by {b['programs']} program(s)"
+                if b["programs"]
+                else "seen only while shrinking another finding"
+            )
             lines.append(
-                f"- {where}`{b['bucket']}`: {details} (shown by {b['programs']} program(s); "
-                f"shrunk: {f['shrunk']}{extra}{conf})"
+                f"- {where}`{b['bucket']}`: {details} ({shown}; shrunk: {f['shrunk']}{extra}{conf})"
             )
         lines.append("")
     if doc.get("known_bugs"):

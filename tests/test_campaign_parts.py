@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fuzz.buckets import ProgramFacts, bucket_of, flips_of
+from fuzz.campaign.example import leads
 from fuzz.campaign.findings import Finding
 from fuzz.campaign.protocol import (
     MESSAGES,
@@ -239,3 +240,20 @@ def test_the_campaign_database_keeps_failures_hypothesis_would_drop(tmp_path):
     assert list(db.fetch(b"key")) == [b"failing"]
     assert list(db.fetch(b"key.secondary")) == [b"failing"]
     assert open_database(None) is None
+
+
+def test_a_registered_bug_met_while_shrinking_is_not_a_new_lead():
+    new = {"bucket": "exir.crash@call#E", "kind": "exir.crash"}
+    known = {"bucket": "exir.unchecked-contract@contract[upper]#", "known_as": ["corpus/x.py"]}
+    divergences = [known, new]
+    # Exploring: known bugs never reach this list unannotated, every fresh bucket leads.
+    assert leads(divergences, set(), None) == [known["bucket"], new["bucket"]]
+    # Shrinking the crash: the registered bug met on the way is not raised for.
+    assert leads(divergences, set(), new["bucket"]) == [new["bucket"]]
+    # ... but when it is the bucket being shrunk, it still counts (the shrink may end on
+    # a registered program; triage recognises it), and a new bucket beside it leads too.
+    assert leads(divergences, set(), known["bucket"]) == [known["bucket"], new["bucket"]]
+    # An unregistered second bucket is a lead while shrinking; a shrunk one is not.
+    other = {"bucket": "exir.overlap@plan#x", "kind": "exir.overlap"}
+    assert leads([new, other], {other["bucket"]}, new["bucket"]) == [new["bucket"]]
+    assert leads([new, other], set(), new["bucket"]) == [new["bucket"], other["bucket"]]

@@ -74,7 +74,8 @@ def run_example(
     While shrinking (`exploring` False), registered bugs are not set aside: a candidate
     that became a registered program must still count as the bug (else the shrink stops
     one step short of the corpus case and files that step as new); triage recognises the
-    final program."""
+    final program. Such divergences carry their corpus cases as "known_as", so that
+    `leads` does not take a registered bug met on the way for a new one."""
     case = generated.case
     facts = facts_of(generated)
     records: dict[str, dict] = {}
@@ -108,11 +109,31 @@ def run_example(
                     continue
                 item = d.to_json()
                 item["bucket"] = bucket_of(item, facts)
+                if not exploring and (names_known := known(d)):
+                    item["known_as"] = names_known
                 names.append(item["bucket"])
                 new.append(item)
             records[key] = lane_record(report, sorted(set(names)))
         records[key]["flaky"] = sorted({d.kind for r in result.flaky for d in r.divergences})
     return records, new
+
+
+def leads(divergences: list[dict], suppressed: set[str], primary: str | None) -> list[str]:
+    """The buckets of an example worth raising for, in order: not yet shrunk, and, while
+    shrinking `primary`, no other bucket whose divergences are all registered bugs (a
+    known bug met on the way is not a new lead: announcing it would make Hypothesis
+    shrink it too, which is time spent on nothing new)."""
+    buckets = list(dict.fromkeys(d["bucket"] for d in divergences))
+    return [
+        b
+        for b in buckets
+        if b not in suppressed
+        and (
+            primary is None
+            or b == primary
+            or not all(d.get("known_as") for d in divergences if d["bucket"] == b)
+        )
+    ]
 
 
 def reduce_finding(

@@ -44,7 +44,7 @@ from hypothesis import Phase, given, seed, settings
 import fixes
 import fuzz.settings  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz.campaign.database import open_database
-from fuzz.campaign.example import reduce_finding, run_example
+from fuzz.campaign.example import leads, reduce_finding, run_example
 from fuzz.campaign.protocol import (
     Bye,
     Candidate,
@@ -208,8 +208,8 @@ class Worker:
     def _diverged(self, payload: dict, announce: bool) -> None:
         """Raise for a bucket not yet shrunk (the one being shrunk, when this example shows
         it), so Hypothesis shrinks it; return quietly when every bucket already was."""
-        buckets = list(dict.fromkeys(d["bucket"] for d in payload["divergences"]))
-        fresh = [b for b in buckets if b not in self.suppressed]
+        shrinking = self.primary if self.phase == "shrink" else None
+        fresh = leads(payload["divergences"], self.suppressed, shrinking)
         if not fresh:
             return
         bucket = self.primary if self.primary in fresh else fresh[0]

@@ -593,3 +593,42 @@ def test_outside_contract_includes_export_guards():
     assert "outside" in outside_contract(b.ep, (torch.randn(6),))
     (guard,) = [p for p in contract_probes(b.ep, (torch.randn(4),)) if p.kind == "guard"]
     assert guard.args[0].shape == (3,)
+
+
+EMPTY_SLICE = """import torch
+
+def program(x0, n):
+    return (x0[:n], x0 + x0)
+
+def calls():
+    return [({x}, {n})]
+"""
+
+
+def _boundary(x: str, n: int):
+    case = case_from_source(EMPTY_SLICE.format(x=x, n=n), "empty_slice")
+    calls = materialize(case)
+    reference = run_eager(case, calls)
+    b = build(case.program, calls[0], {})
+    return exir_aliasing.boundary_facts(b.et_program), reference[0], calls[0]
+
+
+def test_alias_boundary_is_silent_on_outputs_that_hold_no_bytes_and_fires_otherwise():
+    # Export fixes an empty x0's size at 0, so x0[:0] is a no-op slice that ExecuTorch
+    # removes: output 0 is planned in input 0's storage. An empty tensor holds no bytes, so
+    # neither E2 nor E3 has anything to judge (found as a false alarm by a fixes-on campaign).
+    facts, ref, call = _boundary("torch.zeros(0, dtype=torch.bool)", 0)
+    assert facts["out_roots"][0] == facts["in_roots"][0]
+    found, _ = exir_aliasing.check_alias_boundary(facts, ref, call, "call[0]")
+    assert found == []
+    shared = dict(facts, out_roots={0: facts["out_roots"][0], 1: facts["out_roots"][0]})
+    found, _ = exir_aliasing.check_alias_boundary(shared, ref, call, "call[0]")
+    assert [d.data["rule"] for d in found if d.data["rule"] == "E3"] == []
+    # A fresh non-empty output (x0 + x0) planned in the input's storage still fires E2 and,
+    # sharing with output 0 (a view of that input), E3.
+    facts, ref, call = _boundary("torch.ones(3)", 5)
+    found, _ = exir_aliasing.check_alias_boundary(facts, ref, call, "call[0]")
+    assert found == []
+    bad = dict(facts, out_roots={**facts["out_roots"], 1: facts["in_roots"][0]})
+    found, _ = exir_aliasing.check_alias_boundary(bad, ref, call, "call[0]")
+    assert sorted(d.data["rule"] for d in found) == ["E2", "E3"]

@@ -1,0 +1,39 @@
+"""Known upstream bug (ExecuTorch 1.5.1 runtime): `nonzero` returns wrong indices, seen
+through a float result.
+
+The bug of executorch_nonzero_dim_order.py: the exported program plans `nonzero`'s output
+with dim order (1, 0), the portable `nonzero.out` kernel writes it row-major, and the
+`_to_dim_order_copy` to dim order (0, 1) that a later op needs reads the buffer
+column-major. For x = [[1,-1,2],[-3,4,5]], `torch.nonzero(x > 0).sum(dim=1).float()` is
+[0, 2, 2, 3] in eager and [1, 1, 1, 4] on the runtime: row i of the runtime's indices is
+(flat[i], flat[i + n]) of eager's row-major (n, 2) result. That case's pattern only
+recognises integer outputs ("values differ (exact dtype)"); once the indices flow into a
+float result (`.float()`, a multiplication by a float) the divergence reads "values
+differ (rtol=...)", which this case registers. Found by the fixes-on EXIR campaign (a
+generated program `torch.nonzero(x0 > 0).sum(dim=1).float() * math.floor(x3) * x4`: the
+runtime's values matched the (flat[i], flat[i + n]) prediction exactly).
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.nonzero(x > 0).sum(dim=1).float(),)
+
+
+def calls():
+    return [(torch.tensor([[1.0, -1.0, 2.0], [-3.0, 4.0, 5.0]]),)]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.runtime-result",)
+# What identifies this bug in a divergence of any program (fuzz/known.py): a float result
+# of a program that calls nonzero (integer results: executorch_nonzero_dim_order.py).
+MATCHES = (
+    {
+        "kind": "exir.runtime-result",
+        "details": r"values differ \(rtol=",
+        "source": r"torch\.nonzero\(",
+    },
+)
+UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

@@ -1,0 +1,45 @@
+"""Known upstream bug (ExecuTorch 1.5.1 to_edge): a 0-dim tensor combined with a Python number
+is promoted as if the number were a 0-dim tensor of the default dtype.
+
+In eager, `x + 0.5` with `x` a 0-dim bfloat16 tensor is bfloat16: a Python number is a
+"wrapped number" and never raises the dtype of a tensor of its category. to_edge's
+ScalarToTensorPass (exir/passes/scalar_to_tensor_pass.py) replaces the number by
+`torch.tensor(0.5)`, a plain 0-dim float32 tensor, and RemoveMixedTypeOperators
+(exir/passes/remove_mixed_type_operators.py) then computes the promotion with
+`elementwise_dtypes` on two 0-dim tensors of one category: float32. It inserts
+`_to_dim_order_copy(x, dtype=float32)` and the runtime returns a float32 result where
+eager returns bfloat16. The same happens for float16 (`x * 2.0` -> float32) and for
+integer tensors (`int32 + 2` -> int64); a tensor with a dim is not affected (a
+dimensioned tensor outranks a 0-dim one). Found by the fixes-on EXIR campaign (a
+generated program `x0.squeeze(0) + (x1 - 1) / 2` with a bfloat16 x0 of shape (1,)).
+"""
+
+import torch
+
+
+def program(x):
+    return (x + 0.5,)
+
+
+def calls():
+    return [(torch.tensor(1.25, dtype=torch.bfloat16),)]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.runtime-result",)
+# What identifies this bug in a divergence of any program (fuzz/known.py): the result
+# has the default dtype of the number's category instead of the tensor's lower one.
+MATCHES = (
+    {
+        "kind": "exir.runtime-result",
+        "details": (
+            r"dtype torch\.(float32, expected torch\.(bfloat16|float16)"
+            r"|int64, expected torch\.(int8|int16|int32|uint8))\b"
+        ),
+    },
+)
+# Searched the issue index for "RemoveMixedTypeOperators 0-dim tensor scalar type
+# promotion", "ScalarToTensorPass zero-dim wrapped number promotion to_edge dtype" and
+# "executorch to_edge scalar add python float bfloat16 output becomes float32": no
+# upstream report found.
+UPSTREAM = None

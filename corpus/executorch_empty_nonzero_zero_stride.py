@@ -1,0 +1,38 @@
+"""Known upstream bug (ExecuTorch 1.5.1, to_executorch): `nonzero` of an empty tensor
+cannot be lowered: "0 in strides is not supported for ExecuTorch."
+
+When the input's numel is statically 0, `nonzero`'s fake kernel (like eager) returns a
+(0, ndim) tensor with strides (1, 0). The stride of a size-0 tensor is meaningless, but
+`dim_order_from_stride` (executorch/exir/tensor.py) runs `torch._check(s != 0)` on every
+concrete stride when building the TensorSpec, so `to_executorch` raises
+"RuntimeError: 0 in strides is not supported for ExecuTorch." for
+`torch.nonzero(x > 0)` with x of shape (0,), where eager returns an empty (0, 1) int64
+tensor. Found by the fixes-on EXIR campaign (boolean-mask indexing through `nonzero` of a
+size-0 input); our fixes do not touch it.
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.nonzero(x > 0),)
+
+
+def calls():
+    return [(torch.randn(0),)]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "to_executorch",
+        "details": r"0 in strides is not supported for ExecuTorch",
+    },
+)
+# Searched the issue index for "0 in strides is not supported for ExecuTorch" and
+# "executorch empty tensor zero stride nonzero size 0": no upstream report found
+# (pytorch/executorch#15472 only skips the check for symbolic strides).
+UPSTREAM = None

@@ -1,0 +1,38 @@
+"""Known upstream bug (ExecuTorch 1.5.1 runtime): an op downstream of `nonzero` fails with
+error 0x12 because `nonzero`'s output is planned with dim order (1, 0).
+
+The same root cause as executorch_nonzero_dim_order.py (pytorch/executorch#11086): the
+exported program gives `nonzero`'s output PyTorch's column-major strides for it (shape
+(n, ndim), stride (1, n)), so its TensorSpec gets dim order (1, 0). For a 1-D input the
+output has shape (n, 1), and `.squeeze(1)` lowers to `squeeze_copy.dims_out`, whose
+portable kernel checks `tensors_have_same_dim_order(in, out)`: the input has dim order
+(1, 0), the (n,) output (0), so the runtime logs "2 input tensors have different dim
+orders" and `method->execute()` fails with error 0x12 (InvalidArgument) for
+x = [1, -1, 2, 3], where eager returns [0, 2, 3]. Boolean-mask indexing written as
+`x[torch.nonzero(mask).squeeze(1)]` fails the same way. Found by the fixes-on EXIR
+campaign (23 programs); our fixes do not touch it.
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.nonzero(x > 0).squeeze(1),)
+
+
+def calls():
+    return [(torch.tensor([1.0, -1.0, 2.0, 3.0]),)]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "call",
+        "details": r"method->execute\(\) failed with error 0x12",
+        "source": r"nonzero\(",
+    },
+)
+UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

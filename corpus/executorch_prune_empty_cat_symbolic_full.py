@@ -1,0 +1,38 @@
+"""Known upstream bug (ExecuTorch 1.5.1, to_executorch): a cat of empty tensors with a
+dynamic dim cannot be emitted: "Unsupported type encountered in int list".
+
+x has shape (s0, 0) with s0 dynamic. `torch.cat([x, x], dim=1)` (or a `torch.stack` of
+empty tensors, which decomposes to cat) has only empty inputs, so PruneEmptyTensorsPass
+(executorch/exir/passes/prune_empty_tensors_pass.py) replaces it with
+`aten.full(tuple(cat_tensor.shape), 0)`, putting the raw SymInt s0 of the node's fake
+value in the size list instead of a `sym_size` node; the emitter cannot box it and
+raises "InternalError: Failed with error: Unsupported type encountered in int list"
+at `aten.full.out((s4, 0), 0)`. Eager returns an empty (3, 0) tensor. Found by the
+fixes-on EXIR campaign (stack of a (3, 1, 0) input); our fixes do not touch it.
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.cat([x, x], dim=1),)
+
+
+def calls():
+    return [(torch.randn(3, 0),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (2, 6)}}
+EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "to_executorch",
+        "details": r"Unsupported type encountered in int list(?s:.*)--> %aten_full_default",
+    },
+)
+# Searched the issue index for "PruneEmptyTensorsPass full symbolic shape" and
+# "Unsupported type encountered in int list": no upstream report found.
+UPSTREAM = None

@@ -1,0 +1,40 @@
+"""Known upstream bug (torch 2.13 torch.cond): export rejects dense branch outputs whose
+contiguous strides contain Max(1, size).
+
+`v = x[:, 1:]` has the size s1 - 1. Both branches return fresh dense tensors of shape
+(s0, s1 - 1), whose fake strides are the contiguous (Max(1, s1 - 1), 1). cond's
+`_bound_stride` (torch/_higher_order_ops/cond.py) looks each stride up as the product
+`stride * size` of the next dim, which is `s1 - 1`, not `Max(1, s1 - 1)`, so export
+raises "It seems one of cond's output stride is not a simple accumulative multiplication
+of sizes. This could be because cond returns a slice of a tensor", although neither
+branch returns a slice and `.contiguous()` does not help. This is not cond's documented
+restriction on aliasing outputs. Eager returns x[:, 1:] + 1 for x of shape (2, 4). Found by
+the fixes-on EXIR campaign (cond over a cat of a slice).
+"""
+
+import torch
+
+
+def program(x):
+    v = x[:, 1:]
+    return (torch.cond(v.shape[0] > 3, lambda a: a * a, lambda a: a + 1.0, (v,)),)
+
+
+def calls():
+    return [(torch.randn(2, 4),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (2, 5), 1: (2, 5)}}
+EXPECT = ("exir.crash",)
+# What identifies this bug in a divergence of any program (fuzz/known.py).
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "export",
+        "details": r"cond's output stride is not a simple accumulative multiplication of "
+        r"sizes(?s:.*)stride \(Max\(1, ",
+    },
+)
+# The fix: pytorch/pytorch#189525 (registers the max(size, 1) key form); not in 2.13.0.
+UPSTREAM = "https://github.com/pytorch/pytorch/issues/188151"

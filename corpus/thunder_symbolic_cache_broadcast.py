@@ -34,3 +34,20 @@ UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"
 # What stock Thunder 0.2.6 shows (fixes off); used to recognise this bug when fuzzing
 # finds it again.
 FOUND = ("thunder.unsound-hit@call",)
+# Any form of this bug in another program (fuzz/known.py): the stock symbolic-values cache
+# served a trace that a fresh trace of the call contradicts, or a result that the default
+# cache gets right. With the fix applied (symbolic_cache "fixed") none of this matches: a
+# cache divergence there is a new bug.
+MATCHES = (
+    {"kind": "thunder.unsound-hit", "stage": "call", "data": {"symbolic_cache": "stock"}},
+    {
+        "kind": "thunder.wrong-result",
+        "stage": "call",
+        "data": {"symbolic_cache": "stock", "control": "agrees with eager"},
+    },
+    {
+        "kind": "thunder.aliasing",
+        "stage": "call",
+        "data": {"symbolic_cache": "stock", "control": "agrees with eager"},
+    },
+)

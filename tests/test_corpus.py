@@ -408,3 +408,23 @@ def test_pytest_collects_corpus_cases_one_item_per_lane_and_device(tmp_path):
     assert "SKIPPED" in out and "no CUDA device" in out  # good.py::thunder[cuda]
     assert "bad case file:" in out and "bad.py: syntax error at line 1" in out
     assert "1 failed, 1 passed, 1 skipped" in out
+
+
+def test_the_stock_symbolic_cache_bug_is_known_in_any_program_and_only_without_the_fix():
+    index = CorpusIndex.of([ReadOnlyCorpus(DirectoryCorpus(CORPUS))])
+    seed_cases = [f"thunder_symbolic_cache_{n}.py" for n in ("broadcast", "shape_branch")]
+    other = "def program(x, n):\n    return (x * n if x.shape[0] > n else -x,)\n"
+
+    def known(kind, cache, control=None):
+        data = {"symbolic_cache": cache} | ({"control": control} if control else {})
+        return sorted(Path(p).name for p in index.known_as(_d(kind, "call[2]", **data), other))
+
+    assert known("thunder.unsound-hit", "stock") == seed_cases
+    assert known("thunder.wrong-result", "stock", "agrees with eager") == seed_cases
+    assert known("thunder.aliasing", "stock", "agrees with eager") == seed_cases
+    # With the fix applied, a cache divergence is a new bug (the fix missed a decision).
+    assert known("thunder.unsound-hit", "fixed") == []
+    assert known("thunder.wrong-result", "fixed", "agrees with eager") == []
+    # A wrong result the default cache shares is not a cache bug, stock cache or not.
+    assert known("thunder.wrong-result", "stock", "diverges too") == []
+    assert known("thunder.crash", "stock") == []

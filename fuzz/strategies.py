@@ -73,7 +73,10 @@ class GeneratedCase:
          "inputs":    {"number": 0|1,             whether some input is a Python number,
                        "dtype:<name>": 1, ...     each tensor input dtype,
                        "size0": 0|1},             whether some call has an empty input dim,
-         "decisions": {decision kind: count}}     decisions the program takes (`if`, ...)
+         "decisions": {decision kind: count},     decisions the program takes (`if`, ...)
+         "dynamic":   0|1}                        whether it holds a data-dependent op, a
+                                                  custom op or torch.cond (what makes
+                                                  unbacked sizes and export-time branches)
         """
         program = self.program
         inputs = {"number": int(bool(program.number_inputs()))}
@@ -86,6 +89,10 @@ class GeneratedCase:
             "families": {f: 1 for f in sorted(program.families)},
             "inputs": inputs,
             "decisions": dict(sorted(program.decision_kinds.items())),
+            "dynamic": int(
+                bool({"data-dependent", "custom"} & set(program.families))
+                or any(n.op.startswith("cond") for n in program.nodes)
+            ),
         }
 
 

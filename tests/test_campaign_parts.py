@@ -182,6 +182,7 @@ def test_the_report_has_a_coverage_block_per_lane_over_programs_that_ran(tmp_pat
         "families": {"branch": 1, "view": 1},
         "inputs": {"number": 1, "dtype:float32": 1, "size0": 0},
         "decisions": {"if-lt": 2},
+        "dynamic": 1,
     }
     sup.on_message(
         slot, Example(1, "explore", 0.1, 1.0, lanes={"thunder/cpu": ran}, coverage=coverage)
@@ -197,6 +198,7 @@ def test_the_report_has_a_coverage_block_per_lane_over_programs_that_ran(tmp_pat
         "inputs": {"dtype:float32": 1, "number": 1},
         "decisions": {"if-lt": 2},
         "unsupported": {"nonzero": 1},
+        "dynamic": 1,
     }
     assert doc["nodes"] == {"node-a": {"thunder/cpu": 2}}
 

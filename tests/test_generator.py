@@ -79,9 +79,11 @@ def test_each_lane_gets_its_own_programs_and_every_family_it_supports():
         counter["drawn"] += 1
         counter.update(f"family:{f}" for f in program.families)
         counter["number"] += bool(program.number_inputs())
-        counter["special"] += bool(
+        special = bool(
             SPECIAL & set(program.families) or any(n.op.startswith("cond") for n in program.nodes)
         )
+        counter["special"] += special
+        assert generated.coverage()["dynamic"] == special  # what the nightly report counts
         dtypes_seen.update(k for k in generated.coverage()["inputs"] if k.startswith("dtype:"))
 
     draw()

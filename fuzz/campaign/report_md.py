@@ -246,6 +246,7 @@ def _coverage(doc: dict[str, Any]) -> list[str]:
             ["inputs", ", ".join(f"{k} {_pct(v, n)}" for k, v in c["inputs"].items()) or "-"],
             ["decisions", ", ".join(f"{k} {v}" for k, v in c["decisions"].items()) or "-"],
             ["unsupported ops", ", ".join(f"{k} {v}" for k, v in c["unsupported"].items()) or "-"],
+            ["data-dependent, custom or cond", _pct(c.get("dynamic", 0), n)],
         ]
         lines += _table(["what", "share of programs (decisions: count)"], rows)
         lines.append("")

@@ -41,6 +41,7 @@ class LaneStats:
     families: Counter = dataclasses.field(default_factory=Counter)  # coverage of ran programs
     inputs: Counter = dataclasses.field(default_factory=Counter)
     decisions: Counter = dataclasses.field(default_factory=Counter)
+    dynamic: int = 0  # ran programs with a data-dependent op, a custom op or torch.cond
 
     def coverage(self) -> dict[str, Any]:
         unsupported = {
@@ -52,6 +53,7 @@ class LaneStats:
             "inputs": dict(sorted(self.inputs.items())),
             "decisions": dict(self.decisions.most_common()),
             "unsupported": unsupported,
+            "dynamic": self.dynamic,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +113,7 @@ class CampaignStats:
                 st.families.update(families.keys())
                 st.inputs.update(k for k, v in msg.coverage.get("inputs", {}).items() if v)
                 st.decisions.update(msg.coverage.get("decisions", {}))
+                st.dynamic += int(msg.coverage.get("dynamic", 0))
             kinds = set(rec.get("kinds", ()))
             if kinds:
                 st.divergent += 1

@@ -38,9 +38,9 @@ UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"
 # finds it again.
 FOUND = ("thunder.wrong-result@call", "thunder.aliasing@call", "thunder.unsound-hit@call")
 # Any form of this bug in another program (fuzz/known.py): the stock symbolic-values cache
-# served a trace that a fresh trace of the call contradicts, or a result that the default
-# cache gets right. With the fix applied (symbolic_cache "fixed") none of this matches: a
-# cache divergence there is a new bug.
+# served a trace that a fresh trace of the call contradicts, or a result (or, on a cache
+# hit, an exception) that the default cache gets right. With the fix applied
+# (symbolic_cache "fixed") none of this matches: a cache divergence there is a new bug.
 MATCHES = (
     {"kind": "thunder.unsound-hit", "stage": "call", "data": {"symbolic_cache": "stock"}},
     {
@@ -52,5 +52,10 @@ MATCHES = (
         "kind": "thunder.aliasing",
         "stage": "call",
         "data": {"symbolic_cache": "stock", "control": "agrees with eager"},
+    },
+    {
+        "kind": "thunder.crash",
+        "stage": "call",
+        "data": {"symbolic_cache": "stock", "control": "agrees with eager", "cache_hit": True},
     },
 )

@@ -427,4 +427,10 @@ def test_the_stock_symbolic_cache_bug_is_known_in_any_program_and_only_without_t
     assert known("thunder.wrong-result", "fixed", "agrees with eager") == []
     # A wrong result the default cache shares is not a cache bug, stock cache or not.
     assert known("thunder.wrong-result", "stock", "diverges too") == []
+    # A crash is the cache's only on a cache hit the default cache gets right (a crash
+    # while tracing under symbolic values is another bug: thunder_tuple_index_integerproxy).
+    crash = _d("thunder.crash", "call[1]", symbolic_cache="stock", control="agrees with eager")
+    assert index.known_as(crash | {"data": crash["data"] | {"cache_hit": False}}, other) == []
+    hit = crash | {"data": crash["data"] | {"cache_hit": True}}
+    assert sorted(Path(p).name for p in index.known_as(hit, other)) == seed_cases
     assert known("thunder.crash", "stock") == []

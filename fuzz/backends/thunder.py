@@ -140,7 +140,10 @@ class ThunderLane:
             missed = thunder.cache_misses(jf) > misses
             report.counters["hits" if hit else "misses" if missed else "no-lookup"] += 1
             start = time.perf_counter()
-            report.divergences += self._compare(expected, record, stage, device)
+            report.divergences += [
+                dataclasses.replace(d, data=d.data | {"cache_hit": hit})
+                for d in self._compare(expected, record, stage, device)
+            ]
             t["oracles"] += time.perf_counter() - start
             if record.error:
                 continue

@@ -34,25 +34,5 @@ UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"
 # What stock Thunder 0.2.6 shows (fixes off); used to recognise this bug when fuzzing
 # finds it again.
 FOUND = ("thunder.unsound-hit@call",)
-# Any form of this bug in another program (fuzz/known.py): the stock symbolic-values cache
-# served a trace that a fresh trace of the call contradicts, or a result (or, on a cache
-# hit, an exception) that the default cache gets right. With the fix applied
-# (symbolic_cache "fixed") none of this matches: a cache divergence there is a new bug.
-MATCHES = (
-    {"kind": "thunder.unsound-hit", "stage": "call", "data": {"symbolic_cache": "stock"}},
-    {
-        "kind": "thunder.wrong-result",
-        "stage": "call",
-        "data": {"symbolic_cache": "stock", "control": "agrees with eager"},
-    },
-    {
-        "kind": "thunder.aliasing",
-        "stage": "call",
-        "data": {"symbolic_cache": "stock", "control": "agrees with eager"},
-    },
-    {
-        "kind": "thunder.crash",
-        "stage": "call",
-        "data": {"symbolic_cache": "stock", "control": "agrees with eager", "cache_hit": True},
-    },
-)
+# Other programs' forms of this bug are recognised by thunder_symbolic_cache_shape_branch.py's
+# MATCHES (one registry entry per bug, so a campaign counts #1525 once).

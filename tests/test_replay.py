@@ -88,7 +88,8 @@ def test_fixes_off_finds_the_thunder_seed_bugs():
         assert "thunder.unsound-hit" in kinds, r
         assert {d["stage"] for d in r["divergences"]} == {"call[1]"}
         # The stock cache's bug is recognised as registered (MATCHES on symbolic_cache).
-        assert all(Path(r["path"]).stem in d["known_as"] for d in r["divergences"]), r
+        for d in r["divergences"]:
+            assert "thunder_symbolic_cache_shape_branch" in d["known_as"], r
 
 
 def test_malformed_cases_are_errors_and_good_cases_still_run(tmp_path):

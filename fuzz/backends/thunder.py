@@ -170,7 +170,7 @@ class ThunderLane:
             t["fresh-trace"] += time.perf_counter() - start
         if self.cache == SYMBOLIC:
             # Which symbolic-values cache ran: a registered bug of the stock cache (#1525)
-            # is recognised by it (corpus/thunder_symbolic_cache_*.py MATCHES), so a
+            # is recognised by it (corpus/thunder_symbolic_cache_shape_branch.py MATCHES), so a
             # fixes-off campaign counts that bug instead of filing each of its forms.
             state = "fixed" if fixes.active().get(CACHE_FIX) == "applied" else "stock"
             report.divergences = [

@@ -253,9 +253,59 @@ def test_fresh_traces_are_made_once_per_call_signature():
     x = torch.randn(3, 4)
     assert call_signature((x, 2)) == call_signature((torch.randn(3, 4), 2))
     assert call_signature((x, 2)) != call_signature((x, 2.0))  # the number's type counts
-    assert call_signature((x, 2)) != call_signature((x.t().contiguous().t(), 2))  # strides
     assert call_signature((x, x)) != call_signature((x, x.clone()))  # shared storage
+    assert call_signature((x, 2)) != call_signature((x[:, :3], 2))  # shape
+    assert call_signature((x, 2)) != call_signature((x.double(), 2))  # dtype
+    # Strides and offsets are left out: Thunder does not see them (the next test).
+    assert call_signature((x, 2)) == call_signature((x.t().contiguous().t(), 2))
     result = run_case(case_from_source(REPEATED, "repeated"), lanes=("thunder",), devices=("cpu",))
     (report,) = result.reports
     assert result.divergences == [] and report.counters["hits"] == 3
     assert report.counters["fresh-trace-reused"] == 2
+
+
+STRIDED = """
+import torch
+def program(a, b, n):
+    c = a + b
+    return (c * n, c.sum(0), a.reshape(-1))
+def calls():
+    return [(torch.randn(3, 4), torch.randn(1, 4), 2)]
+"""
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        pytest.param(lambda t: t.t().contiguous().t(), id="transposed"),
+        pytest.param(lambda t: torch.randn(2, t.shape[0], t.shape[1])[1], id="offset"),
+        pytest.param(lambda t: torch.randn(t.shape[0], 2 * t.shape[1])[:, 1::2], id="strided"),
+    ],
+)
+def test_strides_do_not_change_a_fresh_trace(layout):
+    """Why `call_signature` leaves strides and storage offsets out: a fresh jit of a call
+    whose inputs differ only there builds the same traces (initial and execution), and
+    the same prologue, on the installed Thunder."""
+    from fuzz.backends.thunder import ThunderLane, _thunder
+    from fuzz.oracles.thunder_cache import normalize_trace
+
+    case = case_from_source(STRIDED, "strided")
+    lane, thunder = ThunderLane(), _thunder()
+    a, b = torch.randn(3, 4), torch.randn(1, 4)
+    moved = layout(a)
+    assert moved.shape == a.shape and (moved.stride(), moved.storage_offset()) != ((4, 1), 0)
+    traces = []
+    for args in ((a, b, 2), (moved, b, 2)):
+        jf = lane._jit(case.program, "symbolic values")
+        jf(*args)
+        traces.append(
+            [
+                normalize_trace(str(t))
+                for t in (
+                    thunder.last_traces(jf)[0],
+                    thunder.last_traces(jf)[-1],
+                    thunder.last_prologue_traces(jf)[-1],
+                )
+            ]
+        )
+    assert traces[0] == traces[1]

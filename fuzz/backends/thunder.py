@@ -8,8 +8,9 @@ after the first call, whether an existing entry had the same trace (a missed leg
 counted, not a divergence).
 
 Fresh traces are made once per *call signature* and reused: a trace is deterministic for
-the same program and the same input metadata (shapes, strides, dtypes, devices, which
-inputs share storage and how) and number inputs (type and value). The traces a miss made
+the same program and the same input metadata Thunder sees (shapes, dtypes, devices,
+requires_grad, which inputs share storage; not strides: `call_signature`) and number
+inputs (type and value). The traces a miss made
 are fresh traces of its signature already, so a hit whose signature equals an earlier
 miss's is checked without jitting anything (`counters["fresh-trace-reused"]`).
 
@@ -39,7 +40,7 @@ from fuzz.observe import CallRecord, observe_call
 from fuzz.oracles.aliasing import compare_aliasing
 from fuzz.oracles.results import compare_results
 from fuzz.oracles.thunder_cache import matches_any, unsound_hit, unsound_hit_without_fresh_trace
-from fuzz.tensors import copy_args, storage_key
+from fuzz.tensors import copy_args
 
 # Errors that mean "Thunder 0.2.6 does not support this program" (not a bug we hunt).
 UNSUPPORTED = re.compile(
@@ -230,25 +231,32 @@ class ThunderLane:
 
 
 def call_signature(args: tuple) -> tuple:
-    """What a trace depends on besides the program: per input leaf, a tensor's shape,
-    strides, storage offset, dtype, device and requires_grad, and which earlier input it
-    shares storage with; a number's type and value."""
-    storages: dict[int, int] = {}
+    """What a Thunder trace depends on besides the program: per input leaf, a tensor's
+    shape, dtype, device and requires_grad, and the first input Thunder groups it with
+    as an alias (same storage data pointer, the rule of `_alias_tensor_of_args_kwargs` in
+    thunder/__init__.py); a number's type and value.
+
+    Not strides or storage offsets: Thunder's TensorProxy has neither
+    (thunder/core/proxies.py) and its prologue checks neither, so two calls that differ
+    only there are traced alike (tests/test_thunder_lane.py checks it on a transposed
+    input and on a view at an offset)."""
+    groups: dict[int, int] = {}
     out = []
     for i, leaf in enumerate(_leaves(args)):
         if isinstance(leaf, torch.Tensor):
-            key = storage_key(leaf)
-            shared = storages.setdefault(key, i) if key is not None else i
+            aliased = (
+                groups.setdefault(leaf.untyped_storage().data_ptr(), i)
+                if type(leaf) is torch.Tensor and leaf.layout is torch.strided
+                else i
+            )
             out.append(
                 (
                     "t",
                     tuple(leaf.shape),
-                    leaf.stride(),
-                    leaf.storage_offset(),
                     str(leaf.dtype),
                     str(leaf.device),
                     leaf.requires_grad,
-                    shared,
+                    aliased,
                 )
             )
         else:

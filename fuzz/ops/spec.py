@@ -44,6 +44,9 @@ class Symbols:
 
     def __init__(self):
         self.info: dict[str, SymbolInfo] = {}
+        # range() by expression: decoding asks for the same few dims thousands of times,
+        # and a symbol's info never changes once made (entries are only added).
+        self._ranges: dict[sympy.Expr, tuple[int, int]] = {}
 
     def _new(self, prefix: str, **kw) -> sympy.Symbol:
         name = f"{prefix}{sum(1 for n in self.info if n.startswith(prefix))}"
@@ -90,8 +93,16 @@ class Symbols:
     def range(self, e: sympy.Expr) -> tuple[int, int]:
         """Smallest and largest value of a backed expression over all calls (every shape
         rule is monotone in each symbol, so the ends are the symbols' ends)."""
+        e = sympy.sympify(e)
+        if e.is_Integer:
+            return int(e), int(e)
+        if (known := self._ranges.get(e)) is None:
+            known = self._ranges[e] = self._range(e)
+        return known
+
+    def _range(self, e: sympy.Expr) -> tuple[int, int]:
         subs_lo, subs_hi = {}, {}
-        for s in sympy.sympify(e).free_symbols:
+        for s in e.free_symbols:
             info = self.info[s.name]
             if info.kind in ("size", "number"):
                 subs_lo[s], subs_hi[s] = info.lo, info.hi
@@ -100,7 +111,7 @@ class Symbols:
                 subs_lo[s], subs_hi[s] = min(1, partner.lo), partner.hi
             else:
                 raise ValueError(f"{s} is unbacked; it has no static range")
-        return int(sympy.sympify(e).subs(subs_lo)), int(sympy.sympify(e).subs(subs_hi))
+        return int(e.subs(subs_lo)), int(e.subs(subs_hi))
 
 
 @dataclasses.dataclass(frozen=True)

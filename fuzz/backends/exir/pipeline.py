@@ -1,7 +1,8 @@
 """The ExecuTorch pipeline the EXIR lane runs: export -> to_edge -> to_executorch.
 
 The pipeline is the one ExecuTorch users run (`to_edge(export(...)).to_executorch(...)`)
-with two hooks that do not change what it computes:
+with two hooks that do not change what it computes (and, for speed, torch.export's
+registry bookkeeping without its redundant passes: fuzz/backends/exir/speedups.py):
 
   * the `sym_shape_eval_pass` slot holds `SpecProbe`, which records every TensorSpec
     as SpecPropPass (and the passes up to view-copy removal) left it, then runs the
@@ -40,6 +41,7 @@ from torch.export import Dim
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
+from fuzz.backends.exir import speedups
 from fuzz.backends.exir.inputs import independent
 from fuzz.backends.exir.mapping import snapshot_specs
 
@@ -260,6 +262,7 @@ def build(
 ) -> ExirBuild:
     """export -> to_edge -> to_executorch (greedy, with the spec probe). Raises
     ExportRefused / Unsupported; other to_executorch errors are kept in `.error`."""
+    speedups.install()
     t = time.perf_counter()
     try:
         ep = export_program(program, example, dims or {})

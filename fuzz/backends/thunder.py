@@ -123,6 +123,7 @@ class ThunderLane:
         report = LaneReport(self.name, device)
         t = report.timings
         jf = self._jit(case.program, self.cache)
+        trace_texts = TraceTexts()
         entries_seen: list[str] = []
         fresh: dict[tuple, tuple[str, str] | str] = {}  # call signature -> traces or error
         for i, (args, expected) in enumerate(zip(calls, reference)):
@@ -148,8 +149,8 @@ class ThunderLane:
             t["oracles"] += time.perf_counter() - start
             if record.error:
                 continue
-            traces = (str(thunder.last_traces(jf)[0]), str(thunder.last_traces(jf)[-1]))
             start = time.perf_counter()
+            traces = trace_texts(thunder.last_traces(jf))
             key = call_signature(args)
             if hit:
                 if key in fresh:
@@ -228,6 +229,23 @@ class ThunderLane:
             )
             for d in report.divergences
         ]
+
+
+class TraceTexts:
+    """The initial and execution trace texts of a call, printed once per cache entry: a
+    hit reports its entry's own list of traces (`cs.last_traces = comp_traces` in
+    thunder/__init__.py), and printing a trace costs milliseconds."""
+
+    def __init__(self):
+        self._printed: dict[int, tuple[list, tuple[str, str]]] = {}
+
+    def __call__(self, traces: list) -> tuple[str, str]:
+        kept = self._printed.get(id(traces))
+        if kept is not None and kept[0] is traces:
+            return kept[1]
+        texts = (str(traces[0]), str(traces[-1]))
+        self._printed[id(traces)] = (traces, texts)  # holding `traces` keeps its id unique
+        return texts
 
 
 def call_signature(args: tuple) -> tuple:

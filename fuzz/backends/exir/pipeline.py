@@ -41,7 +41,6 @@ from torch.export import Dim
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
-from fuzz.backends.exir import speedups
 from fuzz.backends.exir.inputs import independent
 from fuzz.backends.exir.mapping import snapshot_specs
 
@@ -51,6 +50,7 @@ from fuzz.backends.exir.mirror import (  # noqa: F401
     memory_planning_pass,
     mirror_to_executorch,
 )
+from fuzz.backends.exir.speedups import install as install_speedups
 from fuzz.errors import error_text
 from fuzz.oracles.exir_graph import SpecRecord
 
@@ -262,7 +262,7 @@ def build(
 ) -> ExirBuild:
     """export -> to_edge -> to_executorch (greedy, with the spec probe). Raises
     ExportRefused / Unsupported; other to_executorch errors are kept in `.error`."""
-    speedups.install()
+    install_speedups()
     t = time.perf_counter()
     try:
         ep = export_program(program, example, dims or {})

@@ -20,7 +20,10 @@ tensor of the ExecuTorch graph (all levels) to a reference node. In order of pre
     graph keeps for itself. `memory.view` maps to an ATen view op of the same root.
   * an in-place op with no ATen node of its own (the `aten::copy_` write-back that
     to_executorch adds for a mutated input): to what the tensor it writes maps to; it
-    holds that tensor's storage and, after the call, its value.
+    holds that tensor's storage and, after the call, its value. So is an in-place op
+    whose provenance is an ATen in-place op of another shape: `x[:, 1:].copy_(y)` is
+    functionalized into a `slice_scatter` of `x` and a write-back `copy_` of the whole
+    of `x` whose provenance is the program's `copy_` of the slice.
   * control flow: the EXIR `cond`/`while` node maps to the ATen node of the same root;
     its submodule arguments map position by position (EXIR `submodule_0` <-> ATen
     `true_graph_0`), and their nodes are mapped recursively against those submodules.
@@ -211,6 +214,8 @@ def _map_level(
                 sub_path = aten_path + (aten_sub.target,) if aten_sub is not None else None
                 _map_level(et_mod, et_path + (et_sub.target,), aten_mod, sub_path, edge_levels, out)
         written = _written_back(node, by_node)
+        if written is not None and target_aten is not None and not _same_shape(node, target_aten):
+            target_aten = None  # an in-place op on a view, written back to its base (below)
         if target_aten is None and written is not None:  # e.g. a copy_ to_executorch adds
             for e in entries:
                 e.aten_path, e.aten_node, e.aten_index = (
@@ -252,6 +257,14 @@ def _written_back(
     dst = node.args[0]
     entries = by_node.get(dst.name, []) if isinstance(dst, torch.fx.Node) else []
     return entries[0] if len(entries) == 1 and entries[0].mapped else None
+
+
+def _same_shape(a: torch.fx.Node, b: torch.fx.Node) -> bool:
+    """Whether two nodes' values have the same symbolic shape (True when one is unknown)."""
+    va, vb = a.meta.get("val"), b.meta.get("val")
+    if not isinstance(va, torch.Tensor) or not isinstance(vb, torch.Tensor):
+        return True
+    return [str(dim_expr(d)) for d in va.shape] == [str(dim_expr(d)) for d in vb.shape]
 
 
 def _aten_candidate(

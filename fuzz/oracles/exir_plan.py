@@ -140,11 +140,15 @@ def numel_bound(val: Any, ranges: dict) -> int | None:
     return total
 
 
-def _aten_meta(pt: PlannedTensor, aten_gm: torch.fx.GraphModule) -> Any:
+def _aten_node(pt: PlannedTensor, aten_gm: torch.fx.GraphModule) -> torch.fx.Node | None:
     mod = aten_gm
     for name in pt.aten_path or ():
         mod = getattr(mod, name)
-    node = next((n for n in mod.graph.nodes if n.name == pt.aten_node), None)
+    return next((n for n in mod.graph.nodes if n.name == pt.aten_node), None)
+
+
+def _aten_meta(pt: PlannedTensor, aten_gm: torch.fx.GraphModule) -> Any:
+    node = _aten_node(pt, aten_gm)
     val = node.meta.get("val") if node is not None else None
     if pt.aten_index is not None:
         val = (
@@ -192,6 +196,13 @@ def check_bounds(
     planned is unbounded while needed is finite, or planned > factor(pt) * needed. The
     table (one row per mapped tensor) goes into the report for people; planned < needed
     is legal (EXIR may know more) and only listed.
+
+    A lost bound shows again at every node computed from the tensor that lost it (a
+    `cat` of two over-planned tensors is over-planned by as much), so only the *origins*
+    are divergences: a lost node is `inherited` (a table row, counted in the origins'
+    data as `downstream`) when one of its ATen inputs lost its bound too and it lost no
+    more than that input did (its planned/needed ratio is not larger, or both are
+    unbounded). A node that loses more than its inputs is an origin of its own.
     """
     ranges = declared_ranges(ep)
     table, bad = [], []
@@ -216,7 +227,12 @@ def check_bounds(
         if needed is None:
             continue  # the program itself declares no finite bound: nothing to lose
         if have is None or have > f * needed:
-            bad.append(row)
+            bad.append((pt, row))
+    checked = {(tuple(pt.aten_path or ()), pt.aten_node) for pt in planned if pt.aten_node}
+    origins = _origins(bad, checked, ep.graph_module)
+    for _, row in bad:
+        if row not in origins:
+            row["inherited"] = True
     out = [
         Divergence(
             "exir.bound-loss",
@@ -224,11 +240,45 @@ def check_bounds(
             f"{r['node']}: planned {'unbounded (int_oo)' if r['planned'] is None else r['planned']}"
             f" elements, the program declares at most {r['needed']} (factor {r['factor']})",
             device,
-            dict(r, lost=len(bad)),
+            dict(r, lost=len(bad), downstream=len(bad) - len(origins)),
         )
-        for r in bad[:MAX_PER_KIND]
+        for r in origins[:MAX_PER_KIND]
     ]
     return out, table
+
+
+def _origins(
+    lost: list[tuple[PlannedTensor, dict]], planned: set[tuple], aten_gm: torch.fx.GraphModule
+) -> list[dict]:
+    """The rows of `lost` whose loss is not inherited from an ATen input (check_bounds).
+    An input that holds no planned tensor of its own (a `getitem`, a view) is looked
+    through to its inputs; one that was planned within its bound stops the search."""
+    ratio_of: dict[tuple, float] = {}  # (aten path, node name) -> worst ratio lost there
+    for pt, row in lost:
+        key = (tuple(pt.aten_path or ()), pt.aten_node)
+        ratio = math.inf if row["ratio"] is None else row["ratio"]
+        ratio_of[key] = max(ratio_of.get(key, 0.0), ratio)
+
+    def inherited_ratio(path: tuple, node: torch.fx.Node, seen: set) -> float:
+        worst = -1.0
+        for n in node.all_input_nodes:
+            if n in seen:
+                continue
+            seen.add(n)
+            if (path, n.name) in ratio_of:
+                worst = max(worst, ratio_of[(path, n.name)])
+            elif (path, n.name) not in planned:
+                worst = max(worst, inherited_ratio(path, n, seen))
+        return worst
+
+    out = []
+    for pt, row in lost:
+        node = _aten_node(pt, aten_gm)
+        ratio = math.inf if row["ratio"] is None else row["ratio"]
+        path = tuple(pt.aten_path or ())
+        if node is None or ratio > inherited_ratio(path, node, set()):
+            out.append(row)
+    return out
 
 
 # ---------------------------------------------------------------------------------------

@@ -207,17 +207,15 @@ class Worker:
 
     def _diverged(self, payload: dict, announce: bool) -> None:
         """Raise for a bucket not yet shrunk (the one being shrunk, when this example shows
-        it), so Hypothesis shrinks it; return quietly when every bucket already was. A
-        shrink's start is always announced (shrink time is booked to that bucket)."""
+        it), so Hypothesis shrinks it; return quietly when every bucket already was."""
         shrinking = self.primary if self.phase == "shrink" else None
         fresh = leads(payload["divergences"], self.suppressed, shrinking)
         if not fresh:
             return
         bucket = self.primary if self.primary in fresh else fresh[0]
         payload = dict(payload, bucket=bucket)
-        announce = announce or self.phase == "explore"
-        if self.phase == "explore":
-            self.phase, self.primary = "shrink", bucket
+        if self.phase == "explore":  # a shrink's start is always announced (time is booked)
+            self.phase, self.primary, announce = "shrink", bucket, True
             d = next(d for d in payload["divergences"] if d["bucket"] == bucket)
             self.primary_where = ((d["kind"].split(".", 1)[0], d["device"]),)
             self.shrink_deadline = min(time.time() + self.cfg.shrink_budget, self.hard_deadline)

@@ -230,9 +230,6 @@ def check_bounds(
             bad.append((pt, row))
     checked = {(tuple(pt.aten_path or ()), pt.aten_node) for pt in planned if pt.aten_node}
     origins = _origins(bad, checked, ep.graph_module)
-    for _, row in bad:
-        if row not in origins:
-            row["inherited"] = True
     out = [
         Divergence(
             "exir.bound-loss",
@@ -250,14 +247,20 @@ def check_bounds(
 def _origins(
     lost: list[tuple[PlannedTensor, dict]], planned: set[tuple], aten_gm: torch.fx.GraphModule
 ) -> list[dict]:
-    """The rows of `lost` whose loss is not inherited from an ATen input (check_bounds).
-    An input that holds no planned tensor of its own (a `getitem`, a view) is looked
-    through to its inputs; one that was planned within its bound stops the search."""
+    """The rows of `lost` whose loss is not inherited from an ATen input (check_bounds);
+    the others are marked `inherited`. An input that holds no planned tensor of its own
+    (a `getitem`, a view) is looked through to its inputs; one that was planned within
+    its bound stops the search."""
+
+    def key(pt: PlannedTensor) -> tuple:
+        return (tuple(pt.aten_path or ()), pt.aten_node)
+
+    def ratio(row: dict) -> float:
+        return math.inf if row["ratio"] is None else row["ratio"]
+
     ratio_of: dict[tuple, float] = {}  # (aten path, node name) -> worst ratio lost there
     for pt, row in lost:
-        key = (tuple(pt.aten_path or ()), pt.aten_node)
-        ratio = math.inf if row["ratio"] is None else row["ratio"]
-        ratio_of[key] = max(ratio_of.get(key, 0.0), ratio)
+        ratio_of[key(pt)] = max(ratio_of.get(key(pt), 0.0), ratio(row))
 
     def inherited_ratio(path: tuple, node: torch.fx.Node, seen: set) -> float:
         worst = -1.0
@@ -274,10 +277,10 @@ def _origins(
     out = []
     for pt, row in lost:
         node = _aten_node(pt, aten_gm)
-        ratio = math.inf if row["ratio"] is None else row["ratio"]
-        path = tuple(pt.aten_path or ())
-        if node is None or ratio > inherited_ratio(path, node, set()):
+        if node is None or ratio(row) > inherited_ratio(key(pt)[0], node, set()):
             out.append(row)
+        else:
+            row["inherited"] = True
     return out
 
 

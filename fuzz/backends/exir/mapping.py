@@ -53,6 +53,8 @@ from __future__ import annotations
 import operator
 import re
 from collections import Counter
+from collections.abc import Sequence
+from typing import Any
 
 import torch
 import torch.utils._pytree as pytree
@@ -264,7 +266,12 @@ def _same_shape(a: torch.fx.Node, b: torch.fx.Node) -> bool:
     va, vb = a.meta.get("val"), b.meta.get("val")
     if not isinstance(va, torch.Tensor) or not isinstance(vb, torch.Tensor):
         return True
-    return [str(dim_expr(d)) for d in va.shape] == [str(dim_expr(d)) for d in vb.shape]
+    return _shape_text(va.shape) == _shape_text(vb.shape)
+
+
+def _shape_text(shape: Sequence[Any]) -> list[str]:
+    """A shape as printed symbolic sizes (`["s77", "2*s77", "3"]`)."""
+    return [str(dim_expr(d)) for d in shape]
 
 
 def _aten_candidate(
@@ -340,16 +347,14 @@ def snapshot_specs(gm: torch.fx.GraphModule) -> list[SpecRecord]:
                     if flat_vals and ((index or 0) < len(flat_vals))
                     else None
                 )
-                val_shape = (
-                    [str(dim_expr(s)) for s in val.shape] if isinstance(val, torch.Tensor) else None
-                )
+                val_shape = _shape_text(val.shape) if isinstance(val, torch.Tensor) else None
                 records.append(
                     SpecRecord(
                         path,
                         node.name,
                         index,
                         id(spec),
-                        [str(dim_expr(s)) for s in spec.shape],
+                        _shape_text(spec.shape),
                         val_shape,
                         [dim_bound(s) for s in spec.shape],
                         getattr(spec.shape_dynamism, "name", "?"),

@@ -13,8 +13,8 @@ reports. For each report and lane it prints:
   * explored programs, and exploring worker-seconds (worker time minus shrinking and
     worker start-up);
   * programs per exploring worker-second;
-  * the backend's own seconds (the same stages as bench_lane.py: Thunder jit+calls; EXIR
-    export, to_edge, to_executorch, runtime) and the harness's (exploring time minus
+  * the backend's own seconds (bench_lane.BACKENDS: Thunder jit+calls; EXIR export,
+    to_edge, to_executorch, runtime) and the harness's (exploring time minus
     the backend's): their ratio, and the largest harness stages;
   * shrinking's share of worker time.
 
@@ -31,7 +31,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-BACKEND = {"thunder": ("jit+calls",), "exir": ("export", "to_edge", "to_executorch", "runtime")}
+from bench_lane import BACKENDS  # the backend's own stages, per lane (one definition)
 
 
 def shares(report: dict) -> list[dict]:
@@ -47,11 +47,11 @@ def shares(report: dict) -> list[dict]:
             continue
         name = key.split("/")[0]
         t = Counter(lane.get("timings", {}))
-        backend = sum(t[k] for k in BACKEND[name])
+        backend = sum(t[k] for k in BACKENDS[name])
         harness_stages = {
             k: v
             for k, v in t.items()
-            if k not in BACKEND[name] and "/" not in k and not k.startswith("check:")
+            if k not in BACKENDS[name] and "/" not in k and not k.startswith("check:")
         }
         harness = exploring - backend  # generation and untimed work included
         rows.append(
@@ -71,6 +71,9 @@ def shares(report: dict) -> list[dict]:
 
 
 def print_rows(rows: list[dict]) -> None:
+    if len(rows) > 1:
+        print(f"{rows[0]['report']}: several lanes share its exploring time, so the rates and")
+        print("ratios below are not per lane; run one lane per nightly (--run) for those")
     for r in rows:
         stages = ", ".join(f"{k} {v:.1f}s" for k, v in r["stages"].items())
         print(

@@ -15,6 +15,9 @@ installed wheel (`--pyargs thunder.tests.test_jit_general -k cache_symbolic_valu
   the `pytest_benchmark_group_stats` hook spec the conftest implements) and say so in the
   header; none of the symbolic-values tests benchmarks anything. Install
   pytest-benchmark to run with the real one.
+* With THUNDER_PEER_SPEEDUPS=on it also installs fuzz/backends/thunder_speedups.py (the
+  lane's pure-overhead removals in Thunder's interpreter), so Thunder's own interpreter
+  tests can be compared with and without them; the header says which.
 * Upstream tests whose hit/miss counts encode the pre-fix behaviour are marked
   `xfail(strict=True)` with the reason in `pytest_collection_modifyitems` (they stay in
   the run and fail loudly if they start passing); nothing is deselected.
@@ -103,6 +106,11 @@ def pytest_configure(config):
     from fixes.compat_thunder_named_tensor import ensure
 
     ensure()
+    if os.environ.get("THUNDER_PEER_SPEEDUPS", "off") == "on":
+        from fuzz.backends import thunder_speedups
+
+        thunder_speedups.install()
+    _state["thunder-speedups"] = "installed" if _speedups_installed() else "off"
     if os.environ.get("THUNDER_PEER_FIX", "on") == "off":
         _state[FIX] = "off (stock Thunder)"
         return
@@ -110,6 +118,11 @@ def pytest_configure(config):
 
     (status,) = fixes.apply([FIX])
     _state[FIX] = str(status)
+
+
+def _speedups_installed() -> bool:
+    module = sys.modules.get("fuzz.backends.thunder_speedups")
+    return module is not None and module.installed()
 
 
 def pytest_report_header(config):

@@ -8,6 +8,9 @@ with the reason; everything else must pass (CUDA-only tests skip on CPU). A seco
 with the fix off checks that the upstream tests pass on stock Thunder here, so a failure
 with the fix is the fix's.
 
+Thunder's interpreter tests (`thunder/tests/test_interpreter.py`, every test) run twice,
+with and without fuzz/backends/thunder_speedups.py: every test must end the same way.
+
 Thunder's tests/conftest.py imports pytest_benchmark: the plugin stands in for it when
 the pytest-benchmark package is absent (see the plugin's docstring).
 """
@@ -56,7 +59,9 @@ def _header(run: UpstreamRun) -> str:
     return "\n".join(
         ln
         for ln in run.stdout.splitlines()
-        if ln.startswith(("thunder-symbolic-cache:", "pytest-benchmark:", "fixes active:"))
+        if ln.startswith(
+            ("thunder-symbolic-cache:", "thunder-speedups:", "pytest-benchmark:", "fixes active:")
+        )
     )
 
 
@@ -92,3 +97,31 @@ def test_upstream_symbolic_values_tests_stock(tmp_path):
     # the pre-fix behaviour).
     for name in XFAIL_WITH_FIX:
         assert out.get(name) == "passed", (name, out.get(name))
+
+
+@pytest.mark.slow
+def test_upstream_interpreter_tests_end_the_same_with_and_without_the_speedups(tmp_path):
+    """Thunder's own interpreter tests with the lane's speedups installed and without:
+    the same outcome per test (the ones that cannot run here, e.g. without `litgpt`,
+    fail in both runs and are compared like the rest)."""
+    runs = {}
+    for speedups in ("off", "on"):
+        runs[speedups] = run_upstream_suite(
+            "thunder",
+            [
+                "-rA", "-W", "ignore::UserWarning", "-W", "ignore::DeprecationWarning",
+                "--pyargs", "thunder.tests.test_interpreter",
+            ],
+            tmp_path,
+            plugin="apply_thunder_fix",
+            env={"THUNDER_PEER_SPEEDUPS": speedups},
+            timeout=TIMEOUT_S,
+            label=f"interpreter-speedups-{speedups}",
+        )  # fmt: skip
+        assert f"thunder-speedups: {'installed' if speedups == 'on' else 'off'}" in _header(
+            runs[speedups]
+        ), _header(runs[speedups])
+    off, on = ({n: o.outcome for n, o in runs[k].outcomes.items()} for k in ("off", "on"))
+    assert sum(o == "passed" for o in off.values()) >= 200, runs["off"].summary()
+    differ = {n: (off.get(n), on.get(n)) for n in off.keys() | on.keys() if off.get(n) != on.get(n)}
+    assert not differ, f"outcomes (without, with the speedups): {differ}"

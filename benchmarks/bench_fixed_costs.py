@@ -8,7 +8,8 @@
 * Thunder, for a 3-op program: a fresh `thunder.jit` and its first call (what the
   unsound-hit oracle's fresh trace costs) against a cache miss on a jit that has an entry
   already (what a miss of the lane's own jit costs), best of the rounds: why a fresh trace
-  cannot be made cheaper than the backend's own tracing.
+  cannot be made cheaper than the backend's own tracing. Both with and without
+  fuzz/backends/thunder_speedups.py, alternately: what they save on every trace.
 """
 
 from __future__ import annotations
@@ -67,10 +68,12 @@ def to_edge_costs(repeats: int, rounds: int) -> None:
 
 
 def thunder_costs(repeats: int, rounds: int) -> None:
-    from fuzz.backends.thunder import SYMBOLIC, ThunderLane
+    from fuzz.backends import thunder_speedups
+    from fuzz.backends.thunder import SYMBOLIC, ThunderLane, _thunder
     from fuzz.prepare import prepare
 
     prepare("on")
+    _thunder()  # the lane's one-time set-up (which installs the speedups) before the switches
     lane = ThunderLane()
 
     def program(x0, x1, n):
@@ -90,13 +93,27 @@ def thunder_costs(repeats: int, rounds: int) -> None:
         jf(*args64)
         return time.perf_counter() - start
 
-    fresh_ms = best_ms(fresh, repeats, rounds)
-    miss()
-    miss_ms = 1000 * min(miss() for _ in range(repeats * rounds))
-    print(
-        f"thunder, 3-op program: fresh jit + first call {fresh_ms:.1f} ms, "
-        f"a miss on a jit with an entry {miss_ms:.1f} ms"
-    )
+    fresh_ms: dict[str, list[float]] = {"stock": [], "speedups": []}
+    miss_ms: dict[str, list[float]] = {"stock": [], "speedups": []}
+    was = thunder_speedups.installed()
+    try:
+        for _ in range(rounds):
+            for name, switch in (
+                ("stock", thunder_speedups.uninstall),
+                ("speedups", thunder_speedups.install),
+            ):
+                switch()
+                fresh_ms[name].append(best_ms(fresh, repeats, 1))
+                miss()
+                miss_ms[name].append(1000 * min(miss() for _ in range(repeats)))
+    finally:
+        (thunder_speedups.install if was else thunder_speedups.uninstall)()
+    for name in ("stock", "speedups"):
+        print(
+            f"thunder ({name}), 3-op program: fresh jit + first call "
+            f"{min(fresh_ms[name]):.1f} ms, a miss on a jit with an entry "
+            f"{min(miss_ms[name]):.1f} ms"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -64,6 +64,7 @@ def test_generated_programs_trace_the_same_with_and_without_them(generated):
     try:
         speedups.uninstall()
         stock = _traced(generated.case, calls)
+        assert not speedups.installed()  # nothing put them back while tracing
     finally:
         speedups.install()
     assert interpreter.globals_lookup.__wrapped__ is not None  # in effect
@@ -117,6 +118,7 @@ def test_a_missing_global_raises_as_upstream(restore_speedups):
     calls = materialize(case, 0, "cpu")
     speedups.uninstall()
     stock = _traced(case, calls)
+    assert not speedups.installed()
     speedups.install()
     assert "NameError" in stock[0] and _traced(case, calls) == stock
 

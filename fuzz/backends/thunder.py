@@ -59,11 +59,12 @@ def _thunder():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         thunder = import_thunder()
-        # Imported here, after import_thunder(), for the reason given below.
-        from fuzz.backends.thunder_speedups import install as install_speedups
-
-        install_speedups()  # pure overhead of Thunder's interpreter, same traces
         if not _registered:
+            # Imported here, after import_thunder(), for the reason given below. Installed
+            # once, so that a test or benchmark can uninstall them.
+            from fuzz.backends.thunder_speedups import install as install_speedups
+
+            install_speedups()  # pure overhead of Thunder's interpreter, same traces
             # The harness's torch.library.custom_op ops, run by Thunder's custom_op_ex.
             # (Thunder modules are imported after import_thunder(), which installs the
             # compat shim Thunder needs to import on torch 2.13.)

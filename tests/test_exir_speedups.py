@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 
 import pytest
 import torch
 import torch._export.utils as export_utils
 import torch._ops
+import torch._subclasses.fake_impls as fake_impls
+import torch.export.exported_program as exported_program
 from torch.export import Dim, export
 
 from fuzz.backends.exir import speedups
@@ -106,3 +109,52 @@ def test_uninstall_restores_upstream(restore_speedups):
     speedups.uninstall()
     assert not hasattr(export_utils._collect_all_valid_cia_ops, "__wrapped__")
     assert not hasattr(torch._ops.OperatorBase.py_impl, "__wrapped__")
+
+
+def _described(fn) -> tuple:
+    """What a kernel or fake rule is, without its identity (upstream makes new closures
+    and partials each time): its name, and what it closes over or was given."""
+    if isinstance(fn, functools.partial):
+        keywords = tuple(sorted((k, _described(v)) for k, v in fn.keywords.items()))
+        return ("partial", fn.func.__name__, fn.args, keywords)
+    cells = tuple(c.cell_contents for c in getattr(fn, "__closure__", None) or ())
+    return (getattr(fn, "__qualname__", repr(fn)), tuple(map(repr, cells)))
+
+
+def _kernel_state(ops) -> dict:
+    """Per op: its Python kernels in order, its dispatch cache, and its fake rule."""
+    return {
+        op: (
+            [(key, _described(fn)) for key, fn in op.py_kernels.items()],
+            dict(op._dispatch_cache),
+            _described(fake_impls.op_implementations_dict[op])
+            if op in fake_impls.op_implementations_dict
+            else None,
+        )
+        for op in ops
+    }
+
+
+def test_the_override_leaves_the_kernels_upstreams_leaves(restore_speedups):
+    """Inside `_override_composite_implicit_decomp` and after it, every op of the default
+    decomposition table has the kernels, dispatch cache and fake rule upstream gives it."""
+    speedups.install()
+    assert speedups.upstream_override_is_known(), speedups.skipped  # in effect here
+    direct = exported_program._override_composite_implicit_decomp
+    assert direct is speedups.override_composite_implicit_decomp_directly
+    upstream = speedups._originals["override"]
+    table = exported_program._split_decomp_table_to_cia_and_python_decomp(
+        torch.export.default_decompositions()
+    )[0]
+    assert len(table) > 100
+    before = _kernel_state(table)
+    inside, after = {}, {}
+    for name, override in (("upstream", upstream), ("direct", direct)):
+        with override(table):
+            inside[name] = _kernel_state(table)
+        after[name] = _kernel_state(table)
+    assert inside["direct"] == inside["upstream"] != before
+    assert after["direct"] == after["upstream"]  # dispatch caches cleared alike
+    assert [(k, r) for k, _, r in after["direct"].values()] == [
+        (k, r) for k, _, r in before.values()
+    ]  # the kernels and fake rules are back

@@ -1,4 +1,4 @@
-"""Two pure-overhead costs of torch.export's `run_decompositions` (which `to_edge` runs on
+"""Three pure-overhead costs of torch.export's `run_decompositions` (which `to_edge` runs on
 every program), removed without changing what it computes.
 
 On the small programs the harness generates, most of `to_edge` is registry bookkeeping
@@ -15,16 +15,29 @@ that does not depend on the program (figures: README "Figures", bench_lane):
   `Callable[_P, _T]`, are built on every call; `run_decompositions` calls it ~12,000 times
   per program. `py_impl_with_lazy_annotations` is the same source compiled with
   postponed annotations (PEP 563), so the annotations are never evaluated.
+* Those calls come from `torch.export.exported_program._override_composite_implicit_decomp`,
+  which, twice per `to_edge`, gives each of ~550 CompositeImplicitAutograd ops ~22 Python
+  kernels through `op.py_impl(key)(fn)` and takes them out again. For a DispatchKey that
+  the op has no kernel for, `py_impl` only checks what kind of key it is, stores
+  `py_kernels[key] = fn` and clears the op's dispatch cache.
+  `override_composite_implicit_decomp_directly` is upstream's context manager with those
+  stores written directly: the same kernels under the same keys in the same order, the
+  same fake-tensor rules, the same restoration. It replaces upstream only when upstream's
+  source is the one it was written against (`OVERRIDE_SOURCE_SHA256`, the same in torch
+  2.13.0 and 2.9.1); any other torch keeps upstream's (`skipped` says why).
 
 `install()` is idempotent and undone by `uninstall()`; tests/test_exir_speedups.py checks
-that `to_edge` builds the same graphs with and without them, and that the collection
-equals upstream's, a newly registered op included.
+that `to_edge` builds the same graphs with and without them, that the collection equals
+upstream's (a newly registered op included), and that the override leaves every op with
+the kernels and fake rules upstream's leaves, inside the context and after it.
 """
 
 from __future__ import annotations
 import __future__
 
+import contextlib
 import functools
+import hashlib
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -39,6 +52,11 @@ import torch.export.exported_program as exported_program
 _COLLECT_USERS = (export_utils, exported_program, decomp_utils)
 
 _originals: dict[str, Callable] = {}
+skipped: dict[str, str] = {}  # a speedup not installed -> why
+
+# sha256 of inspect.getsource(exported_program._override_composite_implicit_decomp), the
+# upstream version override_composite_implicit_decomp_directly reproduces.
+OVERRIDE_SOURCE_SHA256 = "4422dc79d0792af7"
 
 
 def _already_materialized() -> None:
@@ -79,6 +97,62 @@ def py_impl_with_lazy_annotations(original: Callable) -> Callable:
     return recompiled
 
 
+def _force_dispatch_to_orig_cia_callable(fake_tensor_mode, op, *args, **kwargs):
+    """Upstream's nested function of the same name (the fake rule a CIA op gets)."""
+    orig_cia_callable = kwargs["original_callable"]
+    del kwargs["original_callable"]
+    with fake_tensor_mode:
+        return orig_cia_callable(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def override_composite_implicit_decomp_directly(cia_ops_to_callable):
+    """`_override_composite_implicit_decomp` (torch/export/exported_program.py), with each
+    `op.py_impl(key)(fn)` for a key the op has no kernel for written as the store it
+    makes (`py_kernels[key] = fn`); the op's dispatch cache is cleared once its kernels
+    are in, before anything can dispatch it. Upstream's comments explain the rest."""
+    ep = exported_program
+    cia = torch._C.DispatchKey.CompositeImplicitAutograd
+    saved_tables = {}
+    patched_ops = set()
+    for op_overload, decomp_callable in cia_ops_to_callable.items():
+        kernels = op_overload.py_kernels
+        saved_tables[op_overload] = kernels.copy()
+        patched_ops.add(op_overload)
+        for key in ep._AUTOGRAD_ALIAS_BACKEND_KEYS_TO_OVERRIDE:
+            if key not in kernels:
+                kernels[key] = ep.autograd_not_implemented(op_overload, deferred_error=True)
+        orig_cia_callable = ep._get_decomp_for_cia(op_overload)
+        kernels.pop(cia, None)
+        kernels[cia] = decomp_callable
+        if not ep._is_op_registered_to_fake_rule(op_overload):
+            ep.register_op_impl(op_overload)(
+                functools.partial(
+                    _force_dispatch_to_orig_cia_callable, original_callable=orig_cia_callable
+                )
+            )
+        for key in ep._BACKEND_KEYS_TO_OVERRIDE:
+            if key not in kernels:
+                kernels[key] = orig_cia_callable
+        op_overload._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        for op in patched_ops:
+            op.py_kernels.clear()
+            op.py_kernels.update(saved_tables[op])
+            op._dispatch_cache.clear()
+            ep._deregister_op_impl(op)
+
+
+def upstream_override_is_known() -> bool:
+    """Whether upstream's `_override_composite_implicit_decomp` is the version
+    `override_composite_implicit_decomp_directly` reproduces."""
+    override = _originals.get("override", exported_program._override_composite_implicit_decomp)
+    source = inspect.getsource(override)
+    return hashlib.sha256(source.encode()).hexdigest()[:16] == OVERRIDE_SOURCE_SHA256
+
+
 def installed() -> bool:
     return bool(_originals)
 
@@ -93,6 +167,16 @@ def install() -> None:
     for module in _COLLECT_USERS:
         module._collect_all_valid_cia_ops = faster
     torch._ops.OperatorBase.py_impl = py_impl_with_lazy_annotations(_originals["py_impl"])
+    if upstream_override_is_known():
+        _originals["override"] = exported_program._override_composite_implicit_decomp
+        exported_program._override_composite_implicit_decomp = (
+            override_composite_implicit_decomp_directly
+        )
+    else:
+        skipped["override"] = (
+            "torch.export's _override_composite_implicit_decomp is not the version "
+            f"override_composite_implicit_decomp_directly reproduces ({OVERRIDE_SOURCE_SHA256})"
+        )
 
 
 def uninstall() -> None:
@@ -101,4 +185,7 @@ def uninstall() -> None:
     for module in _COLLECT_USERS:
         module._collect_all_valid_cia_ops = _originals["collect"]
     torch._ops.OperatorBase.py_impl = _originals["py_impl"]
+    if "override" in _originals:
+        exported_program._override_composite_implicit_decomp = _originals["override"]
     _originals.clear()
+    skipped.clear()

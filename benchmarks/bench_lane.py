@@ -5,7 +5,9 @@
     python benchmarks/bench_lane.py --lane thunder --against ../base [--rounds 2]
 
 Runs `fuzz.explore.explore([LANE], N, seed=..., stop_on_first=False)` (one worker,
-fixes on by default) after a short warm-up that is not counted, and prints:
+fixes on by default) after a short warm-up that is not counted, set up as a campaign
+worker is (the lane's stack imported, then `fuzz.prepare.settle_long_lived_objects` where
+the checkout has it), and prints:
 
   * programs per worker-second (examples / wall time of the exploration);
   * the backend's own time, as shares of the wall time: for EXIR export, to_edge,
@@ -77,6 +79,13 @@ def measure(
         from fuzz.campaign.prepare import prepare
 
     active = prepare(fixes_switch)
+    try:  # what a campaign worker does once the stacks are imported (newer checkouts)
+        from fuzz.prepare import lane_unavailable, settle_long_lived_objects
+    except ImportError:
+        pass
+    else:
+        lane_unavailable(lane, "cpu")
+        settle_long_lived_objects()
     extra = {}
     if known and "corpus" in inspect.signature(fuzz.explore.explore).parameters:
         from fuzz.corpus import CorpusIndex, DirectoryCorpus

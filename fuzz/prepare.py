@@ -7,6 +7,7 @@ that swaps in a lane that crashes on purpose (tests/crash_ops.py).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 from collections.abc import Sequence
@@ -27,6 +28,20 @@ def prepare(switch: str | None = None, plugins: Sequence[str] = ()) -> dict[str,
     for name in plugins:
         importlib.import_module(name)
     return fixes.active()
+
+
+def settle_long_lived_objects() -> int:
+    """Collect garbage once, then move every object alive now into the garbage collector's
+    permanent generation (`gc.freeze()`); returns how many there are.
+
+    Call it once the stacks are imported. torch, ExecuTorch and Thunder leave ~500,000
+    objects that live as long as the process; every full collection traversed them all,
+    which was 18 % of an EXIR worker's time (`benchmarks/bench_lane.py`, README
+    "Figures"). Frozen objects are still freed by reference counting; only a reference
+    cycle among them that becomes garbage later would be kept."""
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
 
 
 def all_fixes_on() -> bool:

@@ -248,7 +248,8 @@ def test_a_shrink_that_starts_from_a_judged_program_is_announced():
     """The database replays a program this worker judged before (its verdict is cached):
     the shrink it starts is announced like any other, so the supervisor books its time
     to that bucket (a seed-5 nightly left 22 s of 59 s of shrinking unbooked)."""
-    from fuzz.campaign.worker import Diverged, Worker
+    from fuzz.campaign.rounds import Diverged
+    from fuzz.campaign.worker import Worker
 
     sent: list = []
     cfg = WorkerConfig(0, 0, 5, "on", ("exir",), ("cpu",), 60.0, 120.0, 30.0)

@@ -30,14 +30,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import sys
 import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from hypothesis import Phase, given, seed, settings
 
@@ -59,43 +57,11 @@ from fuzz.campaign.protocol import (
     encode,
     sha,
 )
+from fuzz.campaign.rounds import BudgetExhausted, Diverged, ShrinkCutShort, exception_for
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.errors import error_text
-from fuzz.prepare import lane_unavailable, prepare
+from fuzz.prepare import lane_unavailable, prepare, settle_long_lived_objects
 from fuzz.strategies import GeneratedCase, cases
-
-
-class StopRound(KeyboardInterrupt):
-    """Ends a Hypothesis round at once from inside the test. A KeyboardInterrupt because that
-    is the one exception Hypothesis lets through without saving the example to its
-    database: any other (even a BaseException) would be stored as a failing example and
-    replayed first by every later campaign sharing the database."""
-
-
-class BudgetExhausted(StopRound):
-    """Exploring is over: the budget or the worker's quota is spent."""
-
-
-class ShrinkCutShort(StopRound):
-    """The shrink budget is spent: the best candidate so far becomes the finding."""
-
-
-class Diverged(Exception):
-    """Base of the per-bucket exception classes raised so that Hypothesis shrinks."""
-
-    payload: dict[str, Any]
-
-
-_CLASSES: dict[str, type[Diverged]] = {}
-
-
-def exception_for(bucket: str) -> type[Diverged]:
-    """One exception class per bucket: Hypothesis tells bugs apart by exception type and
-    location, so shrinking keeps to the same bucket."""
-    if bucket not in _CLASSES:
-        name = "Diverged_" + re.sub(r"\W+", "_", bucket)[:80]
-        _CLASSES[bucket] = type(name, (Diverged,), {})
-    return _CLASSES[bucket]
 
 
 class Worker:
@@ -135,6 +101,7 @@ class Worker:
             for lane in self.cfg.lanes:
                 if why := lane_unavailable(lane, device):
                     self.unavailable[f"{lane}/{device}"] = why
+        settle_long_lived_objects()  # the stacks are imported: out of the GC's way
         self.send(
             Hello(
                 os.getpid(),

@@ -281,3 +281,31 @@ def test_a_registered_bug_met_while_shrinking_is_not_a_new_lead():
     other = {"bucket": "exir.overlap@plan#x", "kind": "exir.overlap"}
     assert leads([new, other], {other["bucket"]}, new["bucket"]) == [new["bucket"]]
     assert leads([new, other], set(), new["bucket"]) == [new["bucket"], other["bucket"]]
+
+
+def test_a_worker_settles_the_objects_alive_after_its_set_up(monkeypatch):
+    """Once the stacks are imported, what is alive leaves the GC's generations (so full
+    collections stop traversing it) and reference counting still frees it."""
+    import gc
+    import weakref
+
+    import fuzz.campaign.worker as worker_module
+    from fuzz.prepare import settle_long_lived_objects
+
+    class Thing:
+        pass
+
+    alive = Thing()
+    ref = weakref.ref(alive)
+    try:
+        assert settle_long_lived_objects() == gc.get_freeze_count() > 0
+        assert not any(o is alive for o in gc.get_objects())  # frozen
+        del alive
+        assert ref() is None
+    finally:
+        gc.unfreeze()
+    settled: list = []
+    monkeypatch.setattr(worker_module, "settle_long_lived_objects", lambda: settled.append(1))
+    cfg = WorkerConfig(0, 0, 5, "on", ("exir",), ("cpu",), 60.0, 120.0, 30.0)
+    worker_module.Worker(cfg, [].append, node="test").setup()
+    assert settled == [1]

@@ -309,3 +309,29 @@ def test_a_worker_settles_the_objects_alive_after_its_set_up(monkeypatch):
     cfg = WorkerConfig(0, 0, 5, "on", ("exir",), ("cpu",), 60.0, 120.0, 30.0)
     worker_module.Worker(cfg, [].append, node="test").setup()
     assert settled == [1]
+
+
+def test_the_report_counts_an_upstream_bug_once_however_many_cases_register_it(tmp_path):
+    """Four corpus cases register pytorch/executorch#11086: a night that meets three of
+    them has seen one distinct bug there, not three."""
+    from fuzz.campaign.report_md import render_markdown
+
+    link = "https://github.com/pytorch/executorch/issues/11086"
+    cases = []
+    for name, upstream in (("a", link), ("b", link), ("c", None)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(f"def program(x):\n    return (x,)\n\nUPSTREAM = {upstream!r}\n")
+        cases.append(str(path))
+    sup = Supervisor(_settings(tmp_path, lanes=("exir",)))
+    slot = sup.slots[0]
+    sup.started(slot)
+    sup.on_message(slot, Hello(1, "node-a", {}, {}, {}, sup.harness))
+    for n, known in enumerate((cases[:2], cases[1:]), start=1):
+        ran = {"kinds": ["exir.crash"], "known_as": known, "counters": {}, "skipped": None}
+        sup.on_message(slot, Example(n, "explore", 0.1, 1.0, lanes={"exir/cpu": ran}))
+    doc = build_report(sup)
+    assert doc["known_bugs"] == {cases[1]: 2, cases[0]: 1, cases[2]: 1}
+    assert doc["registered_upstream"] == {link: cases[:2], cases[2]: [cases[2]]}
+    text = render_markdown(doc)
+    assert "**Distinct registered bugs seen:** 2 (in 3 corpus case(s))" in text
+    assert f"{link}: `{cases[0]}`, `{cases[1]}`" in text

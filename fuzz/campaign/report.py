@@ -21,15 +21,32 @@ import os
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.supervisor import Supervisor
+from fuzz.case import case_metadata
 
 SKIP_RATE_LIMIT = 0.25
 MIN_PROGRAMS_FOR_HITS = 5
 EXIT_CLEAN, EXIT_NEW, EXIT_ERRORS, EXIT_BLIND = 0, 1, 2, 3
+
+
+def registered_upstream(cases: Iterable[str]) -> dict[str, list[str]]:
+    """Corpus cases (paths) grouped by the upstream bug they register: their UPSTREAM
+    link, or the case itself when it has none. Several cases can register one upstream
+    bug (other programs or symptoms of one root cause: pytorch/executorch#11086 has
+    four), so this, not the number of cases, is how many distinct bugs were seen."""
+    groups: dict[str, list[str]] = {}
+    for case in sorted(set(cases)):
+        try:
+            link = case_metadata(Path(case).read_text()).get("UPSTREAM")
+        except OSError:
+            link = None
+        groups.setdefault(link if isinstance(link, str) and link else case, []).append(case)
+    return groups
 
 
 def blind_spots(stats: dict[str, Any]) -> list[dict[str, Any]]:
@@ -160,6 +177,9 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
         ],
         "bugs": bugs,
         "known_bugs": dict(known_bugs.most_common()),
+        "registered_upstream": registered_upstream(
+            [*known_bugs, *(c for f in sup.findings.values() for c in f.known_as)]
+        ),
         "new_cases": [f.path for f in new],
         "blind_spots": spots,
         "coverage": sup.stats.coverage(),

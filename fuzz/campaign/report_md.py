@@ -224,6 +224,15 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
             + "."
         )
         lines.append("")
+    if upstream := doc.get("registered_upstream"):
+        shared = {link: cases for link, cases in upstream.items() if len(cases) > 1}
+        cases = sum(len(c) for c in upstream.values())
+        text = f"**Distinct registered bugs seen:** {len(upstream)} (in {cases} corpus case(s))"
+        if shared:
+            text += "; cases that register one upstream bug: " + "; ".join(
+                f"{link}: " + ", ".join(f"`{c}`" for c in group) for link, group in shared.items()
+            )
+        lines += [text + ".", ""]
     return lines
 
 

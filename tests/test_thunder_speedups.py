@@ -29,7 +29,9 @@ def _text(trace) -> str:
 def restore_speedups():
     was = speedups.installed()
     yield
-    (speedups.install if was else speedups.uninstall)()
+    speedups.uninstall()  # then afresh: a test may have installed only some of them
+    if was:
+        speedups.install()
 
 
 def _traced(case, calls) -> list:
@@ -132,6 +134,24 @@ def test_disassembly_is_remembered_and_equal_to_dis():
     with_line = list(remembering.get_instructions(code, first_line=100))  # not remembered
     assert with_line == list(dis.get_instructions(code, first_line=100)) != first
     assert remembering.opmap is dis.opmap  # the rest is dis's own
+
+
+def test_every_speedup_is_installed_over_the_upstream_it_reproduces(restore_speedups):
+    """On both lanes' Thunder (0.2.6) every speedup is in effect; a Thunder whose sources
+    differ would keep upstream's, and this test says which to re-check."""
+    speedups.uninstall()
+    speedups.install()
+    assert speedups.upstream_hashes() == speedups.UPSTREAM_SOURCES, speedups.skipped
+    assert not speedups.skipped
+
+
+def test_a_changed_upstream_keeps_its_own_function(restore_speedups, monkeypatch):
+    speedups.uninstall()
+    monkeypatch.setitem(speedups.UPSTREAM_SOURCES, "normalize", "0" * 16)
+    speedups.install()
+    assert "normalize" in speedups.skipped
+    assert speedups.symbol.Symbol.normalize is not speedups.normalize_with_remembered_signature
+    assert interpreter.globals_lookup.__wrapped__ is not None  # the others still are
 
 
 def test_install_and_uninstall_restore_upstream(restore_speedups):

@@ -29,6 +29,11 @@ went to three things that do not depend on the program (figures: README "Figures
   (weakly held; a meta that cannot be weakly held is computed as before). Thunder never
   changes a meta function's signature after it defines the symbol.
 
+The global-lookup and signature speedups replace upstream functions, so each is installed
+only over the upstream source it reproduces (`UPSTREAM_SOURCES`, sha256 of the sources,
+lightning-thunder 0.2.6 on both lanes); another Thunder keeps upstream's (`skipped` says
+why). The disassembly one only remembers what `dis` returns and needs no such check.
+
 `install()` is idempotent and undone by `uninstall()`; tests/test_thunder_speedups.py
 checks that cache hits, misses, prologues, computation traces and execution traces are
 identical with and without them on generated programs, and that a global lookup returns
@@ -39,6 +44,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import hashlib
 import inspect
 import types
 import weakref
@@ -52,6 +58,28 @@ import thunder.core.interpreter as interpreter  # noqa: E402
 import thunder.core.symbol as symbol  # noqa: E402
 
 _originals: dict[str, object] = {}
+skipped: dict[str, str] = {}  # a speedup not installed -> why
+
+# The upstream functions a speedup reproduces -> sha256[:16] of their sources.
+UPSTREAM_SOURCES = {
+    "globals_lookup": "b5199a65779efd71",  # globals_lookup + MutMappingWrapperMethods.__getitem__
+    "normalize": "09a35871600642ef",  # Symbol.normalize
+}
+
+
+def upstream_hashes() -> dict[str, str]:
+    """The hashes of the installed Thunder's sources, keyed as `UPSTREAM_SOURCES`."""
+
+    def digest(*functions) -> str:
+        text = "".join(inspect.getsource(f) for f in functions)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    lookup = _originals.get("globals_lookup", interpreter.globals_lookup)
+    normalize = _originals.get("normalize", symbol.Symbol.normalize)
+    return {
+        "globals_lookup": digest(lookup, interpreter.MutMappingWrapperMethods.__getitem__),
+        "normalize": digest(normalize),
+    }
 
 
 def globals_lookup_calling_the_lookaside(original: Callable) -> Callable:
@@ -130,17 +158,26 @@ def installed() -> bool:
 def install() -> None:
     if _originals:
         return
-    _originals["globals_lookup"] = interpreter.globals_lookup
+    hashes = upstream_hashes()
     _originals["dis"] = interpreter.dis
-    _originals["normalize"] = symbol.Symbol.normalize
-    interpreter.globals_lookup = globals_lookup_calling_the_lookaside(interpreter.globals_lookup)
     interpreter.dis = DisRememberingInstructions()
-    symbol.Symbol.normalize = normalize_with_remembered_signature
+    for name, expected in UPSTREAM_SOURCES.items():
+        if hashes[name] != expected:
+            skipped[name] = f"upstream source differs ({hashes[name]}, written against {expected})"
+        elif name == "globals_lookup":
+            _originals[name] = interpreter.globals_lookup
+            interpreter.globals_lookup = globals_lookup_calling_the_lookaside(_originals[name])
+        else:
+            _originals[name] = symbol.Symbol.normalize
+            symbol.Symbol.normalize = normalize_with_remembered_signature
 
 
 def uninstall() -> None:
     if not _originals:
         return
-    interpreter.globals_lookup = _originals.pop("globals_lookup")
     interpreter.dis = _originals.pop("dis")
-    symbol.Symbol.normalize = _originals.pop("normalize")
+    if "globals_lookup" in _originals:
+        interpreter.globals_lookup = _originals.pop("globals_lookup")
+    if "normalize" in _originals:
+        symbol.Symbol.normalize = _originals.pop("normalize")
+    skipped.clear()

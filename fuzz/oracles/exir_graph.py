@@ -178,6 +178,11 @@ class SpecRecord:
     shape_dynamism: str
 
     @property
+    def aten_key(self) -> tuple[GraphPath, str | None]:
+        """(ATen graph path, ATen node name): where in the exported program it stands."""
+        return (tuple(self.aten_path or ()), self.aten_node)
+
+    @property
     def where(self) -> str:
         at = "/".join(self.path + (self.node,))
         return at if self.index is None else f"{at}[{self.index}]"
@@ -208,6 +213,11 @@ class PlannedTensor:
     @property
     def mapped(self) -> bool:
         return self.aten_node is not None or self.edge_node is not None
+
+    @property
+    def aten_key(self) -> tuple[GraphPath, str | None]:
+        """(ATen graph path, ATen node name): where in the exported program it stands."""
+        return (tuple(self.aten_path or ()), self.aten_node)
 
     @property
     def where(self) -> str:

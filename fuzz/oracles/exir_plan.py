@@ -228,7 +228,7 @@ def check_bounds(
             continue  # the program itself declares no finite bound: nothing to lose
         if have is None or have > f * needed:
             bad.append((pt, row))
-    checked = {(tuple(pt.aten_path or ()), pt.aten_node) for pt in planned if pt.aten_node}
+    checked = {pt.aten_key for pt in planned if pt.aten_node}
     origins = _origins(bad, checked, ep.graph_module)
     out = [
         Divergence(
@@ -252,15 +252,12 @@ def _origins(
     (a `getitem`, a view) is looked through to its inputs; one that was planned within
     its bound stops the search."""
 
-    def key(pt: PlannedTensor) -> tuple:
-        return (tuple(pt.aten_path or ()), pt.aten_node)
-
     def ratio(row: dict) -> float:
         return math.inf if row["ratio"] is None else row["ratio"]
 
     ratio_of: dict[tuple, float] = {}  # (aten path, node name) -> worst ratio lost there
     for pt, row in lost:
-        ratio_of[key(pt)] = max(ratio_of.get(key(pt), 0.0), ratio(row))
+        ratio_of[pt.aten_key] = max(ratio_of.get(pt.aten_key, 0.0), ratio(row))
 
     def inherited_ratio(path: tuple, node: torch.fx.Node, seen: set) -> float:
         worst = -1.0
@@ -277,7 +274,7 @@ def _origins(
     out = []
     for pt, row in lost:
         node = _aten_node(pt, aten_gm)
-        if node is None or ratio(row) > inherited_ratio(key(pt)[0], node, set()):
+        if node is None or ratio(row) > inherited_ratio(pt.aten_key[0], node, set()):
             out.append(row)
         else:
             row["inherited"] = True

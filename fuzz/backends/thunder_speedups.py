@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import dis
 import functools
-import hashlib
 import inspect
 import types
 import weakref
 from collections.abc import Callable
 
 from fixes.compat_thunder_named_tensor import import_thunder
+from fuzz.backends.upstream_source import source_digest
 
 import_thunder()  # the named-tensor shim first: Thunder 0.2.6 does not import without it
 
@@ -60,7 +60,7 @@ import thunder.core.symbol as symbol  # noqa: E402
 _originals: dict[str, object] = {}
 skipped: dict[str, str] = {}  # a speedup not installed -> why
 
-# The upstream functions a speedup reproduces -> sha256[:16] of their sources.
+# The upstream functions a speedup reproduces -> source_digest of their sources.
 UPSTREAM_SOURCES = {
     "globals_lookup": "b5199a65779efd71",  # globals_lookup + MutMappingWrapperMethods.__getitem__
     "normalize": "09a35871600642ef",  # Symbol.normalize
@@ -69,16 +69,11 @@ UPSTREAM_SOURCES = {
 
 def upstream_hashes() -> dict[str, str]:
     """The hashes of the installed Thunder's sources, keyed as `UPSTREAM_SOURCES`."""
-
-    def digest(*functions) -> str:
-        text = "".join(inspect.getsource(f) for f in functions)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
     lookup = _originals.get("globals_lookup", interpreter.globals_lookup)
     normalize = _originals.get("normalize", symbol.Symbol.normalize)
     return {
-        "globals_lookup": digest(lookup, interpreter.MutMappingWrapperMethods.__getitem__),
-        "normalize": digest(normalize),
+        "globals_lookup": source_digest(lookup, interpreter.MutMappingWrapperMethods.__getitem__),
+        "normalize": source_digest(normalize),
     }
 
 

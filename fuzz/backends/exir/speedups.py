@@ -37,7 +37,6 @@ import __future__
 
 import contextlib
 import functools
-import hashlib
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -48,14 +47,16 @@ import torch._ops
 import torch.export.decomp_utils as decomp_utils
 import torch.export.exported_program as exported_program
 
+from fuzz.backends.upstream_source import source_digest
+
 # Modules that imported `_collect_all_valid_cia_ops` by name (each is patched).
 _COLLECT_USERS = (export_utils, exported_program, decomp_utils)
 
 _originals: dict[str, Callable] = {}
 skipped: dict[str, str] = {}  # a speedup not installed -> why
 
-# sha256 of inspect.getsource(exported_program._override_composite_implicit_decomp), the
-# upstream version override_composite_implicit_decomp_directly reproduces.
+# source_digest(exported_program._override_composite_implicit_decomp) of the upstream
+# version override_composite_implicit_decomp_directly reproduces.
 OVERRIDE_SOURCE_SHA256 = "4422dc79d0792af7"
 
 
@@ -149,8 +150,7 @@ def upstream_override_is_known() -> bool:
     """Whether upstream's `_override_composite_implicit_decomp` is the version
     `override_composite_implicit_decomp_directly` reproduces."""
     override = _originals.get("override", exported_program._override_composite_implicit_decomp)
-    source = inspect.getsource(override)
-    return hashlib.sha256(source.encode()).hexdigest()[:16] == OVERRIDE_SOURCE_SHA256
+    return source_digest(override) == OVERRIDE_SOURCE_SHA256
 
 
 def installed() -> bool:

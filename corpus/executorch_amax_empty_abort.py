@@ -33,7 +33,7 @@ MATCHES = (
         "kind": "exir.crash",
         "stage": "process",
         "details": r"SIGABRT",
-        "source": r"amax\(",
+        "facts": {"ops": "aten.amax.default", "sizes": "empty"},
     },
 )
 # Searched the issue index for "MapReduceOverDimListPlan Input tensor must be nonempty"

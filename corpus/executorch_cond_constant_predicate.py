@@ -34,7 +34,7 @@ MATCHES = (
         "kind": "exir.crash",
         "stage": "to_executorch",
         "details": r"InternalError: Failed with error",
-        "source": r"torch\.cond\(",
+        "facts": {"ops": "higher_order.cond:constant-predicate"},
     },
 )
 UPSTREAM = None  # no upstream report found; see the case docstring for the repro

@@ -40,7 +40,7 @@ MATCHES = (
         "kind": "exir.runtime-result",
         "stage": "call",
         "details": r"values differ",
-        "source": r"(?s)torch\.cond\(.*torch\.cond\(",
+        "facts": {"ops": "higher_order.cond x2"},
     },
 )
 # "Higher Order Op Output Memory Planning" (open); fixes proposed in PRs #21494, #21818.

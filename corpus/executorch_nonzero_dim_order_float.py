@@ -33,7 +33,7 @@ MATCHES = (
     {
         "kind": "exir.runtime-result",
         "details": r"values differ \(rtol=",
-        "source": r"torch\.nonzero\(",
+        "facts": {"ops": "aten.nonzero.default:non-contiguous"},
     },
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

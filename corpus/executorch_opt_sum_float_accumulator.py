@@ -39,7 +39,7 @@ MATCHES = (
         "kind": "exir.runtime-result",
         "stage": "call",
         "details": r"values differ \(rtol=1e-07, atol=1e-07\)",
-        "source": r"\.sum\(dim=-?\d+",
+        "facts": {"ops": "aten.sum.dim_IntList", "dtypes": "float64"},
     },
 )
 # Searched the issue index for "portable sum.IntList_out float64 double accumulates in

@@ -33,7 +33,8 @@ MATCHES = (
     {
         "kind": "exir.pipeline-variance",
         "stage": "pipeline-variance[*]",
-        "source": r"torch\.cond\(\w+\.shape\[\d+\] [<>]=? ",
+        # A cond whose predicate compares a size: operator.gt/lt/ge/le/eq/ne on a SymInt.
+        "facts": {"ops": ["higher_order.cond", "operator.??"]},
     },
 )
 UPSTREAM = None  # no upstream report found; see the case docstring for the repro

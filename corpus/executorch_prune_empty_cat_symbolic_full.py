@@ -31,9 +31,7 @@ MATCHES = (
         "kind": "exir.crash",
         "stage": "to_executorch",
         "details": r"Unsupported type encountered in int list",
-        # The error names the aten.full node only past the point where long errors are cut
-        # (fuzz/errors.py), so the pattern asks for the op that pass rewrites instead.
-        "source": r"torch\.(?:cat|stack)\(",
+        "facts": {"sizes": "empty"},
     },
 )
 # Searched the issue index for "PruneEmptyTensorsPass full symbolic shape" and

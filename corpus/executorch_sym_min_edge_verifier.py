@@ -41,7 +41,7 @@ MATCHES = (
         "kind": "exir.crash",
         "stage": "to_edge",
         "details": r"AssertionError",
-        "source": r"sym_min|\bmin\(",
+        "facts": {"ops": "torch.sym_min"},
     },
 )
 # Searched the issue index for "to_edge verifier torch.sym_min AssertionError

@@ -36,6 +36,7 @@ MATCHES = (
             r"dtype torch\.(float32, expected torch\.(bfloat16|float16)"
             r"|int64, expected torch\.(int8|int16|int32|uint8))\b"
         ),
+        "facts": {"sizes": "zero-dim"},
     },
 )
 # Searched the issue index for "RemoveMixedTypeOperators 0-dim tensor scalar type

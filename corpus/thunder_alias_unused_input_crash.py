@@ -36,6 +36,7 @@ MATCHES = (
         "kind": "thunder.crash",
         "details": r"IndexError: list index out of range",
         "data": {"control": "diverges too"},
+        "facts": {"inputs": "same-tensor"},
     },
 )
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"

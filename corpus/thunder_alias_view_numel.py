@@ -37,6 +37,7 @@ MATCHES = (
     {
         "kind": "thunder.crash",
         "details": r"Attempting to reshape \w+\.shape=",
+        "facts": {"inputs": "*-views"},
     },
 )
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2760"

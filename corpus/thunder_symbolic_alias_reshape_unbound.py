@@ -30,8 +30,8 @@ MATCHES = (
     {
         "kind": "thunder.crash",
         "details": r"UnboundLocalError: cannot access local variable",
-        "source": r"\.view\(",
         "data": {"control": "agrees with eager"},
+        "facts": {"inputs": "*-views"},
     },
 )
 UPSTREAM = None  # no upstream report found

@@ -20,6 +20,7 @@ from fuzz.backends.eager import run_eager
 from fuzz.backends.registry import get_lane
 from fuzz.case import Case
 from fuzz.divergence import Divergence
+from fuzz.facts import attach_facts
 from fuzz.tensors import materialize
 
 DEFAULT_LANES = ("thunder", "exir")
@@ -96,6 +97,7 @@ def run_case(
                 continue
             report = lane.run(case, calls, reference, device)
             report.timings["eager"] += eager_time
+            attach_facts(report, calls)  # what registered bugs are recognised by
             report.divergences = _mark_known(report.divergences, known)
             new = [d for d in report.divergences if not is_known(d)]
             if confirm and new:
@@ -112,6 +114,7 @@ def run_case(
                 t0 = time.perf_counter()
                 annotate(case, calls, reference, device, report)
                 report.timings["control"] += time.perf_counter() - t0
+                attach_facts(report, calls)
                 report.divergences = _mark_known(report.divergences, known)
             if n_known := sum(map(is_known, report.divergences)):
                 report.counters["known-divergences"] += n_known

@@ -10,10 +10,19 @@ every field the pattern gives matches:
              literal; default "*"
     details  a regular expression searched in the divergence's details and in its
              data["error"] (an exception's text)
-    source   a regular expression searched in the program's source: the ops involved
-             (r"torch\\.nonzero\\(.*\\)\\.to\\(")
+    facts    {fact: glob or [globs]}: what was observed about the run that diverged
+             (fuzz/facts.py: "ops" as the lane saw them, "inputs" storage structure,
+             "sizes", "dtypes", "numbers", "error_type"). For a list-valued fact every glob must
+             match one of its elements ({"inputs": "same-tensor"},
+             {"ops": ["aten.nonzero.default", "*dim_order*"]}); for a text fact the glob
+             must match it ({"error_type": "IndexError"}). A divergence without the fact
+             does not match.
     data     {field: value}: exact values of the divergence's data fields
              ({"control": "diverges too"}, {"needed": 1, "planned": 2})
+    source   a regular expression searched in the program's source. Use it only where no
+             fact says the same thing, and make it specific: a regex over how a program
+             happens to be rendered blankets ordinary programs and misses variants
+             (tests/test_pattern_specificity.py measures both).
 
 `"kind@stage"` is short for {"kind": kind, "stage": stage}.
 
@@ -35,12 +44,22 @@ from typing import Any
 
 from fuzz.divergence import KINDS, stage_kind
 
-FIELDS = ("kind", "stage", "details", "source", "data")
+FIELDS = ("kind", "stage", "details", "source", "data", "facts")
+FACTS = ("ops", "inputs", "sizes", "dtypes", "numbers", "error_type")  # fuzz/facts.py
 
 
 def glob(text: str, pattern: str) -> bool:
     """fnmatch with `*` and `?` only: brackets in a stage ("contract[upper]") are literal."""
     return fnmatch.fnmatchcase(text, pattern.replace("[", "[[]"))
+
+
+def fact_matches(observed: Any, globs: tuple[str, ...]) -> bool:
+    """A list-valued fact: every glob matches one of its elements; a text fact: every
+    glob matches it. A missing fact matches nothing."""
+    if observed is None:
+        return False
+    values = [str(v) for v in observed] if isinstance(observed, (list, tuple)) else [str(observed)]
+    return all(any(glob(v, g) for v in values) for g in globs)
 
 
 class PatternError(ValueError):
@@ -54,6 +73,7 @@ class BugPattern:
     details: str | None = None
     source: str | None = None
     data: tuple[tuple[str, Any], ...] = ()
+    facts: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def matches(self, divergence: Mapping[str, Any], source: str = "") -> bool:
         """Whether `divergence` (a Divergence.to_json() dict) of a program with `source`
@@ -69,11 +89,15 @@ class BugPattern:
                 return False
         if self.source is not None and not re.search(self.source, source):
             return False
-        return all(data.get(k) == v for k, v in self.data)
+        if not all(data.get(k) == v for k, v in self.data):
+            return False
+        observed = data.get("facts") or {}
+        return all(fact_matches(observed.get(k), globs) for k, globs in self.facts)
 
     def __str__(self) -> str:
         extra = [f"{k}={v!r}" for k in ("details", "source") if (v := getattr(self, k))]
         extra += [f"data[{k}]={v!r}" for k, v in self.data]
+        extra += [f"facts[{k}]={list(v)!r}" for k, v in self.facts]
         return f"{self.kind}@{self.stage}" + (f" ({', '.join(extra)})" if extra else "")
 
 
@@ -104,12 +128,28 @@ def parse_pattern(entry: Any) -> BugPattern:
     data = entry.get("data") or {}
     if not isinstance(data, Mapping):
         raise PatternError(f"'data' must be a dict, got {data!r}")
+    facts = entry.get("facts") or {}
+    if not isinstance(facts, Mapping):
+        raise PatternError(f"'facts' must be a dict, got {facts!r}")
+    wanted = []
+    for key, value in sorted(facts.items()):
+        globs = (value,) if isinstance(value, str) else tuple(value)
+        if key not in FACTS or not globs or not all(isinstance(g, str) for g in globs):
+            raise PatternError(
+                f"facts[{key!r}] = {value!r}: facts are {FACTS}, each a glob or a list of globs"
+            )
+        wanted.append((key, globs))
     pattern = BugPattern(
-        kind, stage, entry.get("details"), entry.get("source"), tuple(sorted(data.items()))
+        kind,
+        stage,
+        entry.get("details"),
+        entry.get("source"),
+        tuple(sorted(data.items())),
+        tuple(wanted),
     )
-    if not (pattern.details or pattern.source or pattern.data or "[" in pattern.stage):
+    if not (pattern.details or pattern.source or pattern.data or pattern.facts or "[" in stage):
         raise PatternError(
             f"{pattern} would count every {kind} divergence at {stage} as known: give "
-            "details, source or data, or a stage with its probe kind"
+            "details, facts, source or data, or a stage with its probe kind"
         )
     return pattern

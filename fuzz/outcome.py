@@ -36,7 +36,8 @@ from fuzz.case import Case, CaseError, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.engine import run_case
 from fuzz.errors import error_text
-from fuzz.prepare import all_fixes_on, lane_unavailable, prepare
+from fuzz.facts import ANNOUNCE_ENV, announced
+from fuzz.prepare import PluginError, all_fixes_on, lane_unavailable, prepare
 from fuzz.procs import child_env, run_isolated, signal_name
 
 STATUSES = ("pass", "divergence", "expected", "error", "skip")
@@ -193,7 +194,7 @@ def run_lane_isolated(
         cmd += ["--corpus", str(c)]
     printed: list[str] = []
     start = time.perf_counter()
-    rc, hung = run_isolated(cmd, child_env(), timeout, printed)
+    rc, hung = run_isolated(cmd, child_env() | {ANNOUNCE_ENV: "1"}, timeout, printed)
     for line in "".join(printed).splitlines():
         if line.startswith("OUTCOME "):
             return Outcome(**json.loads(line[len("OUTCOME ") :]))
@@ -208,7 +209,7 @@ def run_lane_isolated(
         "stage": "process",
         "details": why,
         "device": device,
-        "data": {"returncode": rc},
+        "data": {"returncode": rc, "facts": announced("".join(printed))},
         "lane": lane,
     }
     out.divergences = _with_known([crash], case, index)
@@ -228,11 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--corpus", action="append", default=[])
     args = p.parse_args(argv)
-    prepare(args.fixes, args.plugin)
-    index = CorpusIndex.of(DirectoryCorpus(c) for c in args.corpus) if args.corpus else None
     try:
+        prepare(args.fixes, args.plugin)
         case = load_case(args.case)
-    except CaseError as e:
+    except (PluginError, CaseError) as e:  # an error result, not a crash of the lane
         print(
             "OUTCOME "
             + json.dumps(
@@ -241,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         return 0
+    index = CorpusIndex.of(DirectoryCorpus(c) for c in args.corpus) if args.corpus else None
     print("RUNNING", flush=True)
     outcome = run_lane(case, args.lane, args.device, seed=args.seed, index=index)
     print("OUTCOME " + json.dumps(outcome.to_json(), default=str), flush=True)

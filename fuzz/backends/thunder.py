@@ -18,6 +18,11 @@ The default-cache control is the lane's `annotate` step, which the engine runs o
 divergences the corpus does not know, after confirming them: the same sequence under the
 default cache, and each divergence says whether the control diverged too ("diverges too":
 not a cache bug; "agrees with eager": cache-specific).
+
+Counters: calls-checked (calls Thunder returned from, compared with eager; their indices
+in details["checked_calls"]). An exception of the lane's own oracles (compare_results,
+compare_aliasing, unsound_hit) is not caught here: it leaves `run` and the campaign
+records it as a harness error (exit 2), so it cannot go unseen.
 """
 
 from __future__ import annotations
@@ -126,11 +131,16 @@ class ThunderLane:
     ) -> LaneReport:
         thunder = _thunder()
         report = LaneReport(self.name, device)
+        # Calls Thunder ran and the oracles compared with eager (0 included: a program
+        # whose every call raised counts for no coverage, fuzz.campaign.stats).
+        report.counters["calls-checked"] += 0
+        checked = report.details.setdefault("checked_calls", [])
         t = report.timings
         jf = self._jit(case.program, self.cache)
         trace_texts = TraceTexts()
         entries_seen: list[str] = []
         fresh: dict[tuple, tuple[str, str] | str] = {}  # call signature -> traces or error
+        ops_by_call: dict[int, list[str]] = report.details.setdefault("ops_by_call", {})
         for i, (args, expected) in enumerate(zip(calls, reference)):
             stage = f"call[{i}]"
             hits, misses = thunder.cache_hits(jf), thunder.cache_misses(jf)
@@ -154,8 +164,11 @@ class ThunderLane:
             t["oracles"] += time.perf_counter() - start
             if record.error:
                 continue
+            report.counters["calls-checked"] += 1
+            checked.append(i)
             start = time.perf_counter()
             traces = trace_texts(thunder.last_traces(jf))
+            ops_by_call[i] = trace_ops(thunder.last_traces(jf)[0])
             key = call_signature(args)
             if hit:
                 if key in fresh:
@@ -175,6 +188,8 @@ class ThunderLane:
                     report.counters["missed-legal-hits"] += 1
                 entries_seen.append(traces[0])
             t["fresh-trace"] += time.perf_counter() - start
+        # The ops Thunder saw (fuzz/facts.py): a call that raised has no trace of its own.
+        report.details["ops"] = sorted({op for ops in ops_by_call.values() for op in ops})
         if self.cache == SYMBOLIC:
             # Which symbolic-values cache ran: a registered bug of the stock cache (#1525)
             # is recognised by it (corpus/thunder_symbolic_cache_shape_branch.py MATCHES), so a
@@ -251,6 +266,17 @@ class TraceTexts:
         texts = (str(traces[0]), str(traces[-1]))
         self._printed[id(traces)] = (traces, texts)  # holding `traces` keeps its id unique
         return texts
+
+
+# Bookkeeping symbols of a trace, not ops of the program.
+_NOT_OPS = ("PrimIDs.UNPACK", "PrimIDs.RETURN", "PrimIDs.DEL", "PrimIDs.COMMENT")
+
+
+def trace_ops(trace) -> list[str]:
+    """The ops of a Thunder trace as its bound symbols name them ("torch.exp",
+    "torch.Tensor.add_", "PrimIDs.GT"), bookkeeping symbols left out."""
+    ops = {str(b.sym.id) for b in trace.bound_symbols}
+    return sorted(op for op in ops if not op.startswith(_NOT_OPS))
 
 
 def call_signature(args: tuple) -> tuple:

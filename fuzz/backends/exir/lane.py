@@ -76,6 +76,7 @@ from fuzz.backends.exir.inputs import derive_dims, lane_reference, pick_example
 from fuzz.case import Case
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
+from fuzz.facts import announce, graph_ops, size_tags
 from fuzz.observe import CallRecord
 from fuzz.tensors import copy_args
 
@@ -148,12 +149,17 @@ class ExirLane:
                     f"{e.stage} raised on an example eager also rejects: {type(e.error).__name__}"
                 )
                 return report
+            if e.program is not None:
+                report.details["ops"] = graph_ops([e.program.graph_module])
             what = error_text(e.error)
             report.divergences.append(
                 Divergence("exir.crash", e.stage, what, device, {"error": what})
             )
             return report
         report.timings.update(b.timings)
+        report.details["ops"] = graph_ops([b.edge.exported_program().graph_module])
+        # The runtime may kill this process: say what it is about to run.
+        announce({"ops": report.details["ops"], "sizes": size_tags(host)})
         report.details["range_constraints"] = {
             str(k): str(v) for k, v in b.ep.range_constraints.items()
         }

@@ -66,9 +66,10 @@ class Unsupported(Exception):
 class StageError(Exception):
     """A pipeline stage raised unexpectedly; `.stage` names it, `__cause__` is the error."""
 
-    def __init__(self, stage: str, error: BaseException):
+    def __init__(self, stage: str, error: BaseException, program: Any = None):
         super().__init__(f"{stage}: {error_text(error, None)}")
         self.stage, self.error = stage, error
+        self.program = program  # the last program built before it (facts: its ops)
 
 
 # ---------------------------------------------------------------------------------------
@@ -278,7 +279,7 @@ def build(
     except Unsupported:
         raise
     except Exception as e:
-        raise StageError("to_edge", e) from e
+        raise StageError("to_edge", e, ep) from e
     t_edge = time.perf_counter() - t
     result = ExirBuild(ep, edge, timings=Counter(export=t_export, to_edge=t_edge))
     result.probe = SpecProbe()

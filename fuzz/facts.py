@@ -1,0 +1,247 @@
+"""Facts about what actually ran, recorded on every divergence for the bug registry.
+
+A registered bug (fuzz/known.py) is recognised by what was *observed*, not by how the
+harness happened to render the program: a regex over the source matched the rendered
+`torch.randn(3, 3)` of any square input, and missed `base[:2], base[2:]` when the case
+was written with column blocks. So each divergence carries `data["facts"]`:
+
+    ops         the ops as the lane saw them, sorted: the call_function targets of the
+                EXIR graph (the edge program, or the exported one when to_edge failed;
+                cond branches included), e.g. "aten.amax.default", "higher_order.cond";
+                the bound symbols of Thunder's initial trace for that call, e.g.
+                "torch.exp", "torch.Tensor.add_", "PrimIDs.GT". EXIR adds what the graph
+                says of a node: "<op>:non-contiguous" (its value's last dim is not
+                contiguous: a planned dim order other than the default),
+                "higher_order.cond:constant-predicate" (export made the predicate a
+                constant) and "<higher-order op> x2" (it occurs more than once)
+    inputs      how the call's tensor inputs share storage, sorted tags: "same-tensor"
+                (two arguments are one view of one storage), "disjoint-views" (two views
+                of one storage whose bytes do not overlap), "overlapping-views" (they
+                overlap but are not the same view); [] when nothing is shared
+    sizes       tags of the call's input tensor sizes: "empty" (a dim of size 0),
+                "zero-dim" (a 0-d tensor)
+    dtypes      the call's input tensor dtypes, sorted ("float32", "int64")
+    numbers     the call's Python number input types, sorted ("float", "int")
+    error_type  the exception's class name, when the divergence quotes one
+
+The call is the one the divergence's stage names ("call[2]"); for a stage that is not a
+call (export, to_edge, memory planning, probes) it is the call the lane built from (the
+EXIR example call), else the first. The lane contributes `ops` (LaneReport.details:
+"ops", or "ops_by_call" per call index); the rest is computed here from the inputs.
+
+A process that dies (SIGABRT in a kernel) leaves no divergence to put facts on, so a lane
+*announces* the ops it is about to run (`announce`, a `FACTS {...}` line on stdout, when
+$FUZZ_ANNOUNCE_FACTS is set): the parent that ran it in a fresh process
+(fuzz.outcome.run_lane_isolated, crash confirmation) puts the last announcement on the
+`<lane>.crash` divergence it makes (`announced`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import torch
+
+from fuzz.divergence import Divergence
+
+_CALL = re.compile(r"^call\[(\d+)\]")
+_ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*): ")
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+_MAX_ELEMENTS = 1 << 20  # past this, sharing is judged by byte spans alone
+
+
+def _elements(t: torch.Tensor) -> torch.Tensor:
+    """The storage element offsets a strided tensor reads (in units of its dtype)."""
+    size = t.storage_offset() + 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+    return torch.arange(size).as_strided(t.shape, t.stride(), t.storage_offset()).reshape(-1)
+
+
+def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two views of one storage touch a common byte: column blocks of one base
+    interleave in memory without sharing an element."""
+    spans = []
+    for t in (a, b):
+        start = t.storage_offset() * t.element_size()
+        extent = sum((n - 1) * abs(s) for n, s in zip(t.shape, t.stride()))
+        spans.append((start, start + (extent + 1) * t.element_size() - 1))
+    (a0, a1), (b0, b1) = spans
+    if a1 < b0 or b1 < a0:
+        return False
+    if a.element_size() != b.element_size() or max(a.numel(), b.numel()) > _MAX_ELEMENTS:
+        return True  # cannot enumerate cheaply: say overlapping, the weaker claim
+    if any(s < 0 for s in (*a.stride(), *b.stride())):
+        return True
+    return bool(torch.isin(_elements(a), _elements(b)).any())
+
+
+def storage_structure(args: Sequence[Any]) -> list[str]:
+    """The sharing tags of a call's tensor inputs (see the module docstring)."""
+    tensors = [
+        t
+        for t in _leaves(args)
+        if isinstance(t, torch.Tensor) and type(t) is torch.Tensor and t.layout is torch.strided
+    ]
+    tags = set()
+    for i, a in enumerate(tensors):
+        for b in tensors[i + 1 :]:
+            if a.numel() == 0 or b.numel() == 0:
+                continue
+            if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
+                continue
+            view = (a.shape, a.stride(), a.storage_offset(), a.dtype)
+            if view == (b.shape, b.stride(), b.storage_offset(), b.dtype):
+                tags.add("same-tensor")
+            else:
+                tags.add("overlapping-views" if _overlap(a, b) else "disjoint-views")
+    return sorted(tags)
+
+
+def size_tags(args: Sequence[Any]) -> list[str]:
+    tags = set()
+    for t in _leaves(args):
+        if isinstance(t, torch.Tensor):
+            if t.dim() == 0:
+                tags.add("zero-dim")
+            elif 0 in t.shape:
+                tags.add("empty")
+    return sorted(tags)
+
+
+def input_dtypes(args: Sequence[Any]) -> list[str]:
+    return sorted(
+        {str(t.dtype).removeprefix("torch.") for t in _leaves(args) if isinstance(t, torch.Tensor)}
+    )
+
+
+def number_types(args: Sequence[Any]) -> list[str]:
+    return sorted(
+        {type(v).__name__ for v in _leaves(args) if isinstance(v, (bool, int, float, complex))}
+    )
+
+
+def error_type(text: str | None) -> str | None:
+    """The exception class of an `error_text` ("ValueError: bad size" -> "ValueError")."""
+    m = _ERROR_TYPE.match(text or "")
+    return m.group(1).rsplit(".", 1)[-1] if m else None
+
+
+def target_name(target: Any) -> str:
+    """A graph node target as one stable name (the same name on edge and ATen graphs)."""
+    if isinstance(target, str):
+        return target
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return f"higher_order.{target.name()}"
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target)
+    name = getattr(target, "__name__", None)
+    if name is None:
+        return str(target)
+    if type(target).__name__ == "EdgeOpOverload":  # "aten.amax.default"
+        return name
+    module = (getattr(target, "__module__", None) or "").lstrip("_")
+    return f"{module}.{name}" if module else name
+
+
+def _non_contiguous(val: Any) -> bool:
+    """A node value whose last dim is not contiguous (a literal stride other than 1, or a
+    symbolic one), decided without guarding on symbolic sizes."""
+    if not isinstance(val, torch.Tensor) or val.dim() < 2:
+        return False
+    size, stride = val.shape[-1], val.stride()[-1]
+    if isinstance(size, int) and size <= 1:
+        return False
+    return not (isinstance(stride, int) and stride == 1)
+
+
+def graph_ops(modules: Iterable[torch.nn.Module]) -> list[str]:
+    """The call_function targets of every graph in `modules` (submodules: cond branches),
+    with what the graph says of their nodes (see the module docstring)."""
+    ops, higher_order = set(), Counter()
+    for root in modules:
+        for m in root.modules():
+            graph = getattr(m, "graph", None)
+            if not isinstance(graph, torch.fx.Graph):
+                continue
+            for n in graph.nodes:
+                if n.op != "call_function":
+                    continue
+                name = target_name(n.target)
+                ops.add(name)
+                if _non_contiguous(n.meta.get("val")):
+                    ops.add(f"{name}:non-contiguous")
+                if name.startswith("higher_order."):
+                    higher_order[name] += 1
+                    if n.args and isinstance(n.args[0], bool):
+                        ops.add(f"{name}:constant-predicate")
+    ops.update(f"{name} x2" for name, n in higher_order.items() if n > 1)
+    return sorted(ops)
+
+
+def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) -> dict[str, Any]:
+    """The facts of one divergence of a lane run on `calls` (see the module docstring)."""
+    m = _CALL.match(d.stage)
+    index = int(m.group(1)) if m else int(details.get("example_call", 0) or 0)
+    args = calls[index] if 0 <= index < len(calls) else ()
+    ops = (details.get("ops_by_call") or {}).get(index) if m else None
+    if ops is None:
+        ops = details.get("ops")
+    facts: dict[str, Any] = {
+        "ops": list(ops or ()),
+        "inputs": storage_structure(args),
+        "sizes": size_tags(args),
+        "dtypes": input_dtypes(args),
+        "numbers": number_types(args),
+    }
+    quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)
+    if kind := error_type(quoted):
+        facts["error_type"] = kind
+    return facts
+
+
+ANNOUNCE_ENV = "FUZZ_ANNOUNCE_FACTS"
+_ANNOUNCED = "FACTS "
+
+
+def announce(facts: dict[str, Any]) -> None:
+    """Print what is about to run, for a parent that may see this process die."""
+    if os.environ.get(ANNOUNCE_ENV):
+        print(_ANNOUNCED + json.dumps(facts, default=str), flush=True)
+
+
+def announced(printed: str) -> dict[str, Any]:
+    """The last facts a child process announced in its output (empty: none)."""
+    for line in reversed(printed.splitlines()):
+        if line.startswith(_ANNOUNCED):
+            try:
+                return dict(json.loads(line[len(_ANNOUNCED) :]))
+            except ValueError:
+                return {}
+    return {}
+
+
+def attach_facts(report: Any, calls: Sequence[tuple]) -> None:
+    """Give every divergence of a LaneReport its facts (kept where the lane set them)."""
+    report.divergences = [
+        d
+        if "facts" in d.data
+        else dataclasses.replace(d, data=d.data | {"facts": facts_for(d, calls, report.details)})
+        for d in report.divergences
+    ]

@@ -14,8 +14,10 @@ corpus as test items.
   reason. With every fix on, a case whose EXPECT names kinds of that lane is a strict xfail
   (reason: its UPSTREAM link): it must diverge with exactly those kinds, each divergence
   must match one of the case's MATCHES patterns (when it has any), and passing fails the
-  run (the upstream bug may be fixed: drop EXPECT). A case with ISOLATE (it kills its
-  process) runs in a fresh process. A case file that cannot be
+  run (the upstream bug may be fixed: drop EXPECT). Such an item never passes as a skip
+  either: a lane that skips it (unsupported, unavailable, ...) fails with the reason, as
+  the registered bug no longer shows; only a missing device stays a skip. A case with
+  ISOLATE (it kills its process) runs in a fresh process. A case file that cannot be
   loaded is one failing item naming the problem; the other cases still run.
 
 Corpus files are never imported as test modules: they are not test_*.py, and when one is
@@ -170,7 +172,7 @@ class CorpusItem(pytest.Item):
         else:
             outcome = run_lane(self.case, self.lane, self.device)
         if outcome.status == "skip":
-            pytest.skip(outcome.reason)
+            self._skip(outcome.reason)
         text = format_outcome(outcome)
         if outcome.status == "error":
             raise CorpusFailure(text)
@@ -191,6 +193,21 @@ class CorpusItem(pytest.Item):
             raise ExpectedDivergence(text)
         if outcome.status == "divergence":
             raise UnexpectedDivergence(text)
+
+    def _skip(self, reason: str) -> None:
+        """Skip, unless this lane must show a registered bug (EXPECT, every fix on: the
+        strict xfail): a skip there would pass CI with the bug unseen, so it fails. A
+        missing device, or a lane/device the case excludes (LANES/DEVICES), still skips."""
+        expected = expected_for(self.case, self.lane)
+        legitimate = (self.device == "cuda" and not torch.cuda.is_available()) or (
+            reason.startswith("the case does not run")
+        )
+        if not expected or not all_fixes_on() or legitimate:
+            pytest.skip(reason)
+        raise CorpusFailure(
+            f"{self.path.name} on {self.lane}/{self.device}: EXPECT {sorted(expected)} "
+            f"registers a bug that must show here, but the lane skipped: {reason.strip()}"
+        )
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CorpusFailure):

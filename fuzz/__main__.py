@@ -63,7 +63,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="MODULE",
         help="import MODULE in every process that runs cases, after the fixes "
-        "(e.g. tests.crash_ops, which swaps in a crashing test lane)",
+        "(e.g. tests.crash_ops, which swaps in a crashing test lane); one that cannot "
+        "be imported is a usage error (exit 2)",
     )
 
 

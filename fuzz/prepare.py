@@ -2,13 +2,16 @@
 
 Fixes are process-wide monkeypatches, so they are applied first, before any lane (and
 the stack it wraps) is imported. Plugins are modules imported after that, e.g. a test
-that swaps in a lane that crashes on purpose (tests/crash_ops.py).
+that swaps in a lane that crashes on purpose (tests/crash_ops.py). A plugin that cannot be
+imported is a usage error (PluginError: the commands exit 2); `check_plugins` finds a
+missing one without importing it, so a parent process can refuse it before any work.
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import importlib.util
 import os
 from collections.abc import Sequence
 
@@ -21,12 +24,38 @@ def fixes_switch(value: str | None = None) -> str:
     return (value or os.environ.get(fixes.ENV_VAR) or "on").strip()
 
 
+class PluginError(Exception):
+    """A --plugin module cannot be imported; str() is the line the commands print after
+    "error: ": `--plugin NAME: cannot import: ModuleNotFoundError: No module named ...`."""
+
+    def __init__(self, name: str, cause: BaseException):
+        super().__init__(f"--plugin {name}: cannot import: {error_text(cause, None)}")
+        self.name = name
+
+
+def check_plugins(plugins: Sequence[str]) -> None:
+    """Raise PluginError for the first plugin that does not exist, without importing it
+    (`importlib.util.find_spec` imports only its parent packages). A plugin that exists
+    but raises on import is found by `prepare`, where it is imported."""
+    for name in plugins:
+        try:
+            spec = importlib.util.find_spec(name)
+        except Exception as e:  # a parent package is missing or raises; an empty name
+            raise PluginError(name, e) from e
+        if spec is None:
+            raise PluginError(name, ModuleNotFoundError(f"No module named {name!r}", name=name))
+
+
 def prepare(switch: str | None = None, plugins: Sequence[str] = ()) -> dict[str, str]:
-    """Apply the fixes switch (raises fixes.FixError on a bad one), import plugins, and
-    return the fixes active in this process (name -> state)."""
+    """Apply the fixes switch (raises fixes.FixError on a bad one), import plugins (raises
+    PluginError for one that cannot be imported), and return the fixes active in this
+    process (name -> state)."""
     fixes.apply(fixes_switch(switch))
     for name in plugins:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except Exception as e:
+            raise PluginError(name, e) from e
     return fixes.active()
 
 

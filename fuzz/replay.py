@@ -8,7 +8,8 @@ fixed; pytest's strict xfail turns that into a failure). Every divergence in the
 `known_as`: the corpus cases (`--corpus`, default corpus/) whose registered bug it shows.
 
 Exit status: 0 when every result is pass/expected/skip, 1 on any unexpected divergence,
-2 on usage or case-file errors (the other cases still run; 2 wins over 1).
+2 on usage or case-file errors (the other cases still run; 2 wins over 1). A `--plugin`
+that cannot be imported is a usage error: exit 2 before any case runs.
 
 With `--isolate`, every (case, lane, device) runs in a fresh process (slower: each one
 imports the stack), so a case that crashes or hangs a backend (e.g. a `<lane>.crash`
@@ -30,7 +31,7 @@ from fuzz.case import CaseError, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, expand_paths
 from fuzz.engine import available_devices
 from fuzz.outcome import STATUSES, Outcome, run_lane, run_lane_isolated
-from fuzz.prepare import all_fixes_on, fixes_switch, prepare
+from fuzz.prepare import PluginError, all_fixes_on, check_plugins, fixes_switch, prepare
 
 DEFAULT_CORPUS = "corpus"
 
@@ -110,9 +111,13 @@ def main(args) -> int:
         return 2
     try:
         fixes.parse_switch(switch)
+        check_plugins(args.plugin or ())  # before the fixes import the stacks
         active = prepare(switch, args.plugin or ())
     except fixes.FixError as e:
         print(f"error: --fixes {switch}: {e}", file=sys.stderr)
+        return 2
+    except PluginError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     corpus = (
         args.corpus

@@ -7,6 +7,8 @@ nothing; the report files are complete; usage errors exit 2."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ import pytest
 
 from fuzz.case import case_metadata
 from fuzz.tensors import materialize
+from tests.helpers import python_path
 from tests.helpers import run_nightly as nightly
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,3 +166,39 @@ def test_nightly_usage_errors_exit_2(tmp_path):
             timeout=60,
         )
         assert proc.returncode == 2, (bad, proc.stderr)
+
+
+def test_a_plugin_that_cannot_be_imported_is_a_usage_error(tmp_path):
+    """A missing plugin is refused before any work (no worker, no output folder); one that
+    exists but raises on import fails every worker's setup: exit 2 with the same words."""
+    (tmp_path / "raising_plugin.py").write_text("raise RuntimeError('plugin boom')\n")
+    env = dict(os.environ) | {"PYTHONPATH": os.pathsep.join([python_path(), str(tmp_path)])}
+    env.pop("FUZZ_FIXES", None)
+
+    def run(plugin: str, out: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "fuzz", "nightly", "--plugin", plugin, "--out", str(out)]
+            + ["--lanes", "thunder", "--devices", "cpu", "--workers", "1", "--fixes", "off"]
+            + ["--database", "none", "--budget", "60", "--max-examples", "2"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    proc = run("no.such.module", tmp_path / "missing")
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert (
+        "error: --plugin no.such.module: cannot import: "
+        "ModuleNotFoundError: No module named 'no'" in proc.stderr
+    ), proc.stderr
+    assert not (tmp_path / "missing").exists()
+
+    proc = run("raising_plugin", tmp_path / "raising")
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    words = "--plugin raising_plugin: cannot import: RuntimeError: plugin boom"
+    assert words in proc.stderr + proc.stdout, proc.stderr[-3000:]
+    doc = json.loads((tmp_path / "raising" / "report.json").read_text())
+    assert doc["exit"] == 2 and doc["programs"]["explored"] == 0, doc["programs"]
+    assert any(words in e for e in doc["errors"]), doc["errors"]

@@ -146,6 +146,54 @@ def test_usage_errors_exit_2(tmp_path):
     assert proc.returncode == 2
 
 
+GOOD_CASE = (
+    '"""A good case."""\nimport torch\n\ndef program(x):\n    return x * 2\n\n'
+    "def calls():\n    return [(torch.randn(2, 3),)]\n"
+)
+BAD_PLUGINS = [
+    ("no.such.module", "ModuleNotFoundError: No module named 'no'"),
+    ("raising_plugin", "RuntimeError: plugin boom"),  # it exists and raises on import
+]
+
+
+def plugin_env(tmp_path) -> dict:
+    """PYTHONPATH with `raising_plugin`, a module that raises on import, in tmp_path."""
+    (tmp_path / "raising_plugin.py").write_text("raise RuntimeError('plugin boom')\n")
+    return {"PYTHONPATH": os.pathsep.join([python_path(), str(tmp_path)])}
+
+
+@pytest.mark.parametrize("plugin, error", BAD_PLUGINS, ids=["missing", "raising"])
+@pytest.mark.parametrize("isolate", [False, True], ids=["in-process", "isolate"])
+def test_a_plugin_that_cannot_be_imported_is_a_usage_error(tmp_path, plugin, error, isolate):
+    (tmp_path / "good.py").write_text(GOOD_CASE)
+    more = ["--isolate"] if isolate else []
+    args = [str(tmp_path / "good.py"), "--fixes", "off", "--plugin", plugin, *more]
+    proc, doc = replay(*args, env=plugin_env(tmp_path))
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert f"error: --plugin {plugin}: cannot import: {error}" in proc.stderr, proc.stderr
+    assert doc is None and "Traceback" not in proc.stderr  # refused before any case ran
+
+
+def test_an_isolated_run_reports_a_plugin_that_cannot_be_imported_as_an_error(tmp_path):
+    """The child of `--isolate` (and of the nightly crash confirmation) gives an error
+    outcome naming the plugin, not a crash of the lane."""
+    (tmp_path / "good.py").write_text(GOOD_CASE)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fuzz.outcome", str(tmp_path / "good.py"), "thunder", "cpu"]
+        + ["--fixes", "off", "--plugin", "raising_plugin"],
+        cwd=ROOT,
+        env=dict(os.environ) | plugin_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("OUTCOME ")]
+    outcome = json.loads(line[len("OUTCOME ") :])
+    assert outcome["status"] == "error", outcome
+    assert outcome["reason"] == "--plugin raising_plugin: cannot import: RuntimeError: plugin boom"
+
+
 def test_classification_and_exit_status():
     class Case:
         expect = ("thunder.aliasing", "thunder.wrong-result", "exir.overlap")

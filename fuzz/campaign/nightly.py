@@ -30,7 +30,7 @@ from fuzz.campaign.report import build_report, write_reports
 from fuzz.campaign.supervisor import CampaignSettings, Supervisor, auto_workers
 from fuzz.campaign.triage import Triage, local_rerun, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus
-from fuzz.prepare import fixes_switch
+from fuzz.prepare import PluginError, check_plugins, fixes_switch
 
 
 class EngineError(RuntimeError):
@@ -113,6 +113,11 @@ def main(args) -> int:
         return 2
     if (problem := unknown_names(args.lanes, args.devices)) is not None:
         print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:  # a missing one here; one that raises on import fails every worker's setup
+        check_plugins(args.plugin or ())
+    except PluginError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     if args.max_examples is not None and args.max_examples < 1:
         print("error: --max-examples must be >= 1", file=sys.stderr)

@@ -176,7 +176,7 @@ def test_the_report_has_a_coverage_block_per_lane_over_programs_that_ran(tmp_pat
     slot = sup.slots[0]
     sup.started(slot)
     sup.on_message(slot, Hello(1, "node-a", {}, {}, {}, sup.harness))
-    ran = {"kinds": [], "counters": {"hits": 2, "misses": 1}, "skipped": None}
+    ran = {"kinds": [], "counters": {"hits": 2, "misses": 1, "calls-checked": 3}, "skipped": None}
     skipped = {"skipped": "unsupported by thunder: nonzero", "counters": {"unsupported:nonzero": 1}}
     coverage = {
         "families": {"branch": 1, "view": 1},
@@ -194,6 +194,7 @@ def test_the_report_has_a_coverage_block_per_lane_over_programs_that_ran(tmp_pat
     block = doc["coverage"]["thunder/cpu"]
     assert block == {
         "programs": 1,
+        "ran": 1,
         "families": {"branch": 1, "view": 1},
         "inputs": {"dtype:float32": 1, "number": 1},
         "decisions": {"if-lt": 2},
@@ -208,7 +209,7 @@ def _lane(programs, ran, skipped=None, hits=0):
         "programs": programs,
         "ran": ran,
         "skipped": skipped or {},
-        "counters": {"hits": hits} if hits else {},
+        "counters": {"calls-checked": 2 * ran} | ({"hits": hits} if hits else {}),
     }
 
 
@@ -271,12 +272,16 @@ def test_a_registered_bug_met_while_shrinking_is_not_a_new_lead():
     known = {"bucket": "exir.unchecked-contract@contract[upper]#", "known_as": ["corpus/x.py"]}
     divergences = [known, new]
     # Exploring: known bugs never reach this list unannotated, every fresh bucket leads.
-    assert leads(divergences, set(), None) == [known["bucket"], new["bucket"]]
+    assert leads([new], set(), None) == [new["bucket"]]
     # Shrinking the crash: the registered bug met on the way is not raised for.
     assert leads(divergences, set(), new["bucket"]) == [new["bucket"]]
-    # ... but when it is the bucket being shrunk, it still counts (the shrink may end on
-    # a registered program; triage recognises it), and a new bucket beside it leads too.
-    assert leads(divergences, set(), known["bucket"]) == [known["bucket"], new["bucket"]]
+    # Nor when it is the bucket being shrunk and only a pattern recognises it (the shrink
+    # would drift onto a registered bug); a new bucket beside it still leads.
+    assert leads(divergences, set(), known["bucket"]) == [new["bucket"]]
+    # ... but a candidate that is a registered case's own program still counts (the
+    # shrink rediscovered the case; triage classifies it known).
+    case = known | {"registered_program": True}
+    assert leads([case, new], set(), known["bucket"]) == [known["bucket"], new["bucket"]]
     # An unregistered second bucket is a lead while shrinking; a shrunk one is not.
     other = {"bucket": "exir.overlap@plan#x", "kind": "exir.overlap"}
     assert leads([new, other], {other["bucket"]}, new["bucket"]) == [new["bucket"]]

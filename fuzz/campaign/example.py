@@ -20,7 +20,8 @@ from fuzz.corpus import CorpusIndex
 from fuzz.engine import run_case
 from fuzz.errors import error_text
 from fuzz.reduce import reduce_program
-from fuzz.strategies import GeneratedCase, make_case
+from fuzz.signature import signature
+from fuzz.strategies import GeneratedCase, make_case, smallest_input_dims
 
 
 def facts_of(generated: GeneratedCase) -> ProgramFacts:
@@ -42,11 +43,22 @@ def facts_of(generated: GeneratedCase) -> ProgramFacts:
     )
 
 
+def program_coverage(generated: GeneratedCase) -> dict[str, Any]:
+    """The generator's coverage of a case (GeneratedCase.coverage()) and, per call, the
+    input classes that differ by call: {"calls": {"size0": [0|1 per call]}} (what a
+    lane's "checked_calls" restrict coverage to: fuzz.campaign.stats)."""
+    program = generated.program
+    size0 = [int(0 in smallest_input_dims(program, p).values()) for p in generated.plans]
+    return {**generated.coverage(), "calls": {"size0": size0}}
+
+
 def lane_record(report, bucket_names: list[str]) -> dict[str, Any]:
     """What an `Example` says of one lane: kinds (confirmed), known (kinds of registered
     bugs) and known_as (their corpus cases), buckets (of the new divergences), counters,
-    timings, skipped."""
+    timings, skipped, and the indices of the calls it checked (details["checked_calls"],
+    None when the lane does not list them)."""
     return {
+        "checked_calls": report.details.get("checked_calls"),
         "kinds": sorted({d.kind for d in report.divergences}),
         "known": sorted({d.kind for d in report.divergences if d.data.get("known_as")}),
         "known_as": sorted({w for d in report.divergences for w in d.data.get("known_as", ())}),
@@ -71,11 +83,15 @@ def run_example(
     """Run each (lane, device) of `where`; returns the lane records and the new (not known)
     divergences as dicts with their bucket.
 
-    While shrinking (`exploring` False), registered bugs are not set aside: a candidate
-    that became a registered program must still count as the bug (else the shrink stops
-    one step short of the corpus case and files that step as new); triage recognises the
-    final program. Such divergences carry their corpus cases as "known_as", so that
-    `leads` does not take a registered bug met on the way for a new one."""
+    While shrinking (`exploring` False), registered bugs are returned too, each carrying
+    its corpus cases as "known_as", and "registered_program" when the candidate is a
+    corpus case's own program (the case's signature: kind, stage kind, normalized
+    program). The shrink target (`shows`, for `leads` and `reduce_finding`) never counts a
+    divergence that only a MATCHES pattern recognises: sliding onto a registered root
+    cause met in a smaller program would lose the bucket's new bug (triage calls a finding
+    that still ends that way "drifted"). A candidate that is a registered program still
+    counts: the shrink rediscovered that very case (else it stops one step short of the
+    case and files that step as new), and triage classifies it known."""
     case = generated.case
     facts = facts_of(generated)
     records: dict[str, dict] = {}
@@ -111,6 +127,8 @@ def run_example(
                 item["bucket"] = bucket_of(item, facts)
                 if not exploring and (names_known := known(d)):
                     item["known_as"] = names_known
+                    if index.known(signature(d.kind, d.stage, case.source)):
+                        item["registered_program"] = True
                 names.append(item["bucket"])
                 new.append(item)
             records[key] = lane_record(report, sorted(set(names)))
@@ -118,21 +136,26 @@ def run_example(
     return records, new
 
 
+def shows(d: dict, target: bool = False) -> bool:
+    """Whether a divergence counts for its bucket: no registered bug accounts for it (no
+    "known_as"); for the bucket being shrunk (`target`), also when the candidate is a
+    registered case's own program ("registered_program", see `run_example`)."""
+    return not d.get("known_as") or (target and bool(d.get("registered_program")))
+
+
 def leads(divergences: list[dict], suppressed: set[str], primary: str | None) -> list[str]:
-    """The buckets of an example worth raising for, in order: not yet shrunk, and, while
-    shrinking `primary`, no other bucket whose divergences are all registered bugs (a
-    known bug met on the way is not a new lead: announcing it would make Hypothesis
-    shrink it too, which is time spent on nothing new)."""
+    """The buckets of an example worth raising for, in order: not yet shrunk, with a
+    divergence that counts (`shows`). This is the shrink target's predicate too: the
+    bucket being shrunk (`primary`) counts only while a divergence of it is unrecognised
+    or the candidate is a registered case's program (so the shrink never drifts onto a
+    registered bug a pattern recognises), and a known bug met on the way is not a new
+    lead (shrinking it would be time spent on nothing new)."""
     buckets = list(dict.fromkeys(d["bucket"] for d in divergences))
     return [
         b
         for b in buckets
         if b not in suppressed
-        and (
-            primary is None
-            or b == primary
-            or not all(d.get("known_as") for d in divergences if d["bucket"] == b)
-        )
+        and any(shows(d, b == primary) for d in divergences if d["bucket"] == b)
     ]
 
 
@@ -147,14 +170,14 @@ def reduce_finding(
     whether it is 1-minimal. `run(candidate)` runs a candidate on the finding's lane and
     returns its new divergences. A divergence stays when one of the candidate's has the
     same bucket without the generator's facts (the decisions that go with a removed op do
-    not count)."""
+    not count) and it counts for the bucket being shrunk (`shows`)."""
     target = next(d for d in payload["divergences"] if d["bucket"] == payload["bucket"])
     key, best = bucket_of(target), {"payload": payload}
 
     def still_diverges(program, plans) -> bool:
         candidate = make_case(program, plans, lane=lane)
         new = run(candidate)
-        if not any(bucket_of(d) == key for d in new):
+        if not any(bucket_of(d) == key and shows(d, target=True) for d in new):
             return False
         ops = [n.op for n in program.nodes]
         best["payload"] = dict(

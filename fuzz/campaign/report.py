@@ -6,12 +6,38 @@ known, cache figures, coverage per lane, and where the time went).
 a public contract (dashboards read them): add, never rename or drop.
 
 Exit status (the document's "exit"): 2 on harness errors, else 1 when something new
-diverged, else 3 when a lane has a blind spot (below), else 0.
+diverged (or a finding drifted to a registered bug while shrinking: fuzz.campaign.triage),
+else 3 when a lane has a blind spot (below), else 0.
 
-Blind spots: a lane/device that skipped more than SKIP_RATE_LIMIT of the programs it was
-given checks too little (a version bump that makes every program unsupported would
-otherwise give a campaign that exits 0 having checked nothing); a Thunder lane that ran
-at least MIN_PROGRAMS_FOR_HITS programs and saw no cache hit never tested the cache.
+Blind spots (report.json "blind_spots": lane, what, value, limit, why; report.md shows
+each, and the figures behind them per lane even under their limits): a lane/device
+
+  * "skip rate": skipped more than SKIP_RATE_LIMIT (25 %) of the programs it was given (a
+    version bump that makes every program unsupported would otherwise give a campaign
+    that exits 0 having checked nothing);
+  * "no cache hit": a Thunder lane that ran MIN_PROGRAMS_FOR_HITS (5) programs or more
+    and saw no cache hit never tested the cache;
+  * "no program ran": asked for (--lanes x --devices) but ran no program (unavailable,
+    or everything skipped or erred);
+  * "no call checked": ran programs but checked no call of any (counters["calls-checked"]
+    is 0: every EXIR call outside the exported contract, every Thunder call raising);
+  * "programs with no call checked": more than UNCHECKED_SHARE_LIMIT (25 %) of the
+    programs it ran had no call checked; the skip rate's limit, since such a program is
+    as unchecked as a skipped one;
+  * "oracle errors": more than ORACLE_ERROR_SHARE_LIMIT (2 %) of the programs it was given
+    had a check of the harness raise (counters["oracle-error"], counted and swallowed by
+    fuzz/backends/exir/checks.py `guard`). Each one is a harness bug that silently
+    drops one check on one program; a rare one (shown in report.md with its count) is
+    worth fixing but leaves the check working elsewhere, while 1 program in 50 means a
+    check is off for a whole class of programs (the Thunder lane does not swallow its
+    oracles' exceptions: they are harness errors, exit 2);
+  * "outside-contract rate": more than OUTSIDE_CONTRACT_LIMIT (50 %) of the EXIR calls
+    were left out as outside the exported contract (call-outside-contract / all calls
+    judged): past half, the lane mostly checks the example call it exported for, and the
+    call sequences' varying sizes and numbers go unchecked;
+  * "unmapped share": more than UNMAPPED_SHARE_LIMIT (25 %) of the planned tensors of the
+    calls checked could not be mapped to a reference value (`unmapped_share`), so the
+    under-allocation check saw less than three in four planned buffers.
 """
 
 from __future__ import annotations
@@ -25,12 +51,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from fuzz.campaign.findings import distinct_bugs
 from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.case import case_metadata
 
 SKIP_RATE_LIMIT = 0.25
 MIN_PROGRAMS_FOR_HITS = 5
+UNCHECKED_SHARE_LIMIT = 0.25
+ORACLE_ERROR_SHARE_LIMIT = 0.02
+OUTSIDE_CONTRACT_LIMIT = 0.5
+UNMAPPED_SHARE_LIMIT = 0.25
 EXIT_CLEAN, EXIT_NEW, EXIT_ERRORS, EXIT_BLIND = 0, 1, 2, 3
 
 
@@ -49,48 +80,108 @@ def registered_upstream(cases: Iterable[str]) -> dict[str, list[str]]:
     return groups
 
 
-def blind_spots(stats: dict[str, Any]) -> list[dict[str, Any]]:
-    """Lanes that checked too little: see the module docstring."""
+def _spot(lane: str, what: str, value: float, limit: float, why: str) -> dict[str, Any]:
+    return {"lane": lane, "what": what, "value": value, "limit": limit, "why": why}
+
+
+def check_rates(key: str, st: dict[str, Any]) -> dict[str, Any]:
+    """What a lane/device checked, as the blind spots judge it: calls checked (None when
+    the lane does not count them), the ran programs with no call checked (count, share
+    of those it ran), the oracle errors and the programs with one (count, share of those
+    it was given), the outside-contract rate (EXIR) and the unmapped share (None when
+    there is nothing to share)."""
+    c, ran = st["counters"], st["ran"]
+    counts = key.startswith("exir/") or "calls-checked" in c
+    checked, outside = c.get("calls-checked", 0), c.get("call-outside-contract", 0)
+    unchecked, oracle = st.get("unchecked", 0), st.get("oracle_error_programs", 0)
+    return {
+        "calls_checked": checked if counts else None,
+        "unchecked_programs": unchecked,
+        "unchecked_share": round(unchecked / ran, 4) if ran else None,
+        "oracle_errors": c.get("oracle-error", 0),
+        "oracle_error_programs": oracle,
+        "oracle_error_share": round(oracle / st["programs"], 4) if st["programs"] else None,
+        "outside_contract_rate": round(outside / (outside + checked), 4)
+        if outside + checked and (key.startswith("exir/") or outside)
+        else None,
+        "unmapped_share": _unmapped(c),
+    }
+
+
+def blind_spots(
+    stats: dict[str, Any], asked: Iterable[str] = (), unavailable: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Lanes that checked too little: see the module docstring. `asked`: the
+    "lane/device" keys the campaign was asked for; `unavailable`: why some could not run."""
     out = []
+    for key in asked:
+        st = stats["lanes"].get(key)
+        if st is None or not st["ran"]:
+            given = st["programs"] if st else 0
+            why = (unavailable or {}).get(key) or f"{given} program(s) given, none ran"
+            out.append(_spot(key, "no program ran", 0, 1, why))
     for key, st in stats["lanes"].items():
         skipped = sum(st["skipped"].values())
         if st["programs"] and skipped / st["programs"] > SKIP_RATE_LIMIT:
+            why = ", ".join(f"{r}: {n}" for r, n in st["skipped"].items())
             out.append(
-                {
-                    "lane": key,
-                    "what": "skip rate",
-                    "value": round(skipped / st["programs"], 3),
-                    "limit": SKIP_RATE_LIMIT,
-                    "why": ", ".join(f"{r}: {n}" for r, n in st["skipped"].items()),
-                }
+                _spot(key, "skip rate", round(skipped / st["programs"], 3), SKIP_RATE_LIMIT, why)
             )
-        if (
-            key.startswith("thunder/")
-            and st["ran"] >= MIN_PROGRAMS_FOR_HITS
-            and not st["counters"].get("hits")
-        ):
+        ran, c = st["ran"], st["counters"]
+        if key.startswith("thunder/") and ran >= MIN_PROGRAMS_FOR_HITS and not c.get("hits"):
+            out.append(_spot(key, "no cache hit", 0, 1, f"{ran} programs ran, none hit the cache"))
+        r = check_rates(key, st)
+        if r["oracle_error_programs"] and r["oracle_error_share"] > ORACLE_ERROR_SHARE_LIMIT:
+            why = (
+                f"{r['oracle_errors']} oracle error(s) in {r['oracle_error_programs']} of "
+                f"{st['programs']} programs (details['oracle_errors'] of each lane report)"
+            )
+            share = r["oracle_error_share"]
+            out.append(_spot(key, "oracle errors", share, ORACLE_ERROR_SHARE_LIMIT, why))
+        if not ran:
+            continue
+        if r["calls_checked"] == 0:
+            outside = c.get("call-outside-contract", 0)
+            why = f"{ran} programs ran, no call checked ({outside} outside the contract)"
+            out.append(_spot(key, "no call checked", 0, 1, why))
+        elif r["unchecked_share"] > UNCHECKED_SHARE_LIMIT:
+            why = f"{r['unchecked_programs']} of {ran} programs ran with no call checked"
+            share = r["unchecked_share"]
             out.append(
-                {
-                    "lane": key,
-                    "what": "no cache hit",
-                    "value": 0,
-                    "limit": 1,
-                    "why": f"{st['ran']} programs ran, none hit the cache",
-                }
+                _spot(key, "programs with no call checked", share, UNCHECKED_SHARE_LIMIT, why)
             )
+        rate = r["outside_contract_rate"]
+        if rate is not None and rate > OUTSIDE_CONTRACT_LIMIT:
+            why = (
+                f"{c.get('call-outside-contract', 0)} calls outside the exported contract, "
+                f"{c.get('calls-checked', 0)} checked"
+            )
+            out.append(_spot(key, "outside-contract rate", rate, OUTSIDE_CONTRACT_LIMIT, why))
+        share = r["unmapped_share"]
+        if share is not None and share > UNMAPPED_SHARE_LIMIT:
+            why = f"{c.get('tensors-unmapped', 0)} planned tensors unmapped (not checked)"
+            out.append(_spot(key, "unmapped share", share, UNMAPPED_SHARE_LIMIT, why))
     return out
+
+
+def _unmapped(c: dict[str, int]) -> float | None:
+    """Unmapped planned tensors / all planned tensors the calls checked met (checked,
+    unmapped, mapped but not reached), or None when there were none."""
+    unmapped = c.get("tensors-unmapped", 0)
+    total = unmapped + sum(c.get(f"tensors-{k}", 0) for k in ("checked", "not-reached", "mapped"))
+    return round(unmapped / total, 4) if total else None
 
 
 def unmapped_share(stats: dict[str, Any]) -> dict[str, float]:
     """Per lane: the share of planned tensors the EXIR lane could not map to eager values
     (so did not check), when the lane counts them."""
-    out = {}
-    for key, st in stats["lanes"].items():
-        c = st["counters"]
-        total = c.get("tensors-mapped", 0) + c.get("tensors-unmapped", 0)
-        if total:
-            out[key] = round(c.get("tensors-unmapped", 0) / total, 4)
-    return out
+    shares = {key: _unmapped(st["counters"]) for key, st in stats["lanes"].items()}
+    return {key: share for key, share in shares.items() if share is not None}
+
+
+def checked_figures(stats: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """report.json "checked": per lane/device, `check_rates` (what report.md shows)."""
+    return {key: check_rates(key, st) for key, st in stats["lanes"].items()}
 
 
 def build_report(sup: Supervisor) -> dict[str, Any]:
@@ -114,8 +205,18 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
         for kind, n in lane_stats["kinds"].items():
             row(kind)["programs"] += n
     new = [f for f in sup.findings.values() if f.status == "new"]
-    spots = blind_spots(stats)
-    code = EXIT_ERRORS if sup.errors else EXIT_NEW if new else EXIT_BLIND if spots else EXIT_CLEAN
+    drifted = [f for f in sup.findings.values() if f.status == "drifted"]
+    asked = [f"{lane}/{device}" for device in s.devices for lane in s.lanes]
+    spots = blind_spots(stats, asked, sup.unavailable)
+    code = (
+        EXIT_ERRORS
+        if sup.errors
+        else EXIT_NEW
+        if new or drifted
+        else EXIT_BLIND
+        if spots
+        else EXIT_CLEAN
+    )
     programs_per_bucket = sup.stats.buckets()
     bugs = [
         {
@@ -127,6 +228,8 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
             "sightings": f.sightings,
             "known_as": f.known_as,
             "shrink_s": round(sup.shrink_seconds[f.bucket], 2),
+            "merged_into": f.merged_into,
+            "absorbed": f.absorbed,
         }
         for f in sorted(
             sup.findings.values(), key=lambda f: ({"new": 0}.get(f.status, 1), f.bucket)
@@ -181,9 +284,13 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
             [*known_bugs, *(c for f in sup.findings.values() for c in f.known_as)]
         ),
         "new_cases": [f.path for f in new],
+        "distinct_bugs": distinct_bugs(list(sup.findings.values()), programs_per_bucket),
+        "drifted": [f.bucket for f in drifted],
+        "unconfirmed_crashes": list(sup.unconfirmed),
         "blind_spots": spots,
         "coverage": sup.stats.coverage(),
         "unmapped_share": unmapped_share(stats),
+        "checked": checked_figures(stats),
         "shrinking": {
             "seconds": round(shrink_total, 2),
             "on_known_s": round(on_known, 2),

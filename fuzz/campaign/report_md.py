@@ -112,6 +112,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
                 f"{r}: {n}" for r, n in sorted(st["skipped"].items(), key=lambda kv: -kv[1])[:6]
             )
             lines.append(f"\nSkips on {key}: {reasons}.")
+    lines += _checked(doc)
     if doc.get("unavailable"):
         for key, why in doc["unavailable"].items():
             lines.append(f"\n{key} did not run: {why[:300]}")
@@ -187,8 +188,17 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
     """Distinct bugs (one per bucket that was shrunk), new first, then registered bugs."""
     by_bucket = {f["bucket"]: f for f in doc["findings"]}
     lines = []
+    if "distinct_bugs" in doc:
+        merged = sum(b["findings"] for b in doc["distinct_bugs"])
+        lines += [
+            f"**{len(doc['distinct_bugs'])} distinct new bug(s) ({merged} findings)**; "
+            "findings of one root cause are merged into one case file (fuzz/campaign/triage.py).",
+            "",
+        ]
     for status, title in (
         ("new", "New bugs (case files written)"),
+        ("merged", "Merged (one root cause with a case filed above)"),
+        ("drifted", "Drifted (new when explored, a registered bug after shrinking; exit 1)"),
         ("known", "Known bugs found again (a registered corpus case matched after shrinking)"),
         ("duplicate", "Duplicates (shrank to a program filed above)"),
         ("flaky", "Did not reproduce"),
@@ -206,6 +216,10 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
             matched = "other divergences match" if status == "new" else "matches"
             extra = f"; {matched} {', '.join(f['known_as'])}" if f["known_as"] else ""
             conf = f"; {f['confirmation']}" if f.get("confirmation") else ""
+            if f.get("merged_into"):
+                conf += f"; merged into `{f['merged_into']}` ({f.get('merge_reason') or '?'})"
+            if f.get("absorbed"):
+                conf += f"; absorbed {', '.join(f'`{x}`' for x in f['absorbed'])}"
             # A bucket first seen in a program met while shrinking another one has no
             # explored program of its own.
             shown = (
@@ -216,7 +230,19 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
             lines.append(
                 f"- {where}`{b['bucket']}`: {details} ({shown}; shrunk: {f['shrunk']}{extra}{conf})"
             )
+            if status == "drifted":  # what was found, before the shrink slid away from it
+                lines += ["", "  First program:", "", "  ```python"]
+                lines += [f"  {ln}" for ln in (f.get("first_source") or "").splitlines()]
+                lines += ["  ```", ""]
         lines.append("")
+    if doc.get("unconfirmed_crashes"):
+        lines += [
+            f"**{len(doc['unconfirmed_crashes'])} crash(es) not re-run** (past the limit of "
+            "crash confirmations; classified without confirmation): "
+            + ", ".join(f"`{b}`" for b in doc["unconfirmed_crashes"])
+            + ".",
+            "",
+        ]
     if doc.get("known_bugs"):
         lines.append(
             "**Registered bugs recognised while exploring (programs; not shrunk):** "
@@ -236,16 +262,37 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _checked(doc: dict[str, Any]) -> list[str]:
+    """Per lane, what the blind spots judge, under their limits too (report.json
+    "checked"; fuzz.campaign.report.check_rates)."""
+    lines = []
+    for key, r in (doc.get("checked") or {}).items():
+
+        def share(x):
+            return "-" if x is None else f"{100 * x:.1f}%"
+
+        calls = "not counted" if r["calls_checked"] is None else r["calls_checked"]
+        lines.append(
+            f"\nChecked on {key}: calls checked {calls}; programs with no call checked "
+            f"{r['unchecked_programs']} ({share(r['unchecked_share'])}); oracle errors "
+            f"{r['oracle_errors']} in {r['oracle_error_programs']} program(s) "
+            f"({share(r['oracle_error_share'])}); outside-contract rate "
+            f"{share(r['outside_contract_rate'])}; unmapped share {share(r['unmapped_share'])}."
+        )
+    return lines
+
+
 def _coverage(doc: dict[str, Any]) -> list[str]:
-    """Per lane and device, over the programs it ran: families, inputs, decisions, and the
-    ops it could not run."""
+    """Per lane and device, over the programs it checked (a call of which it checked):
+    families, inputs, decisions, and the ops it could not run."""
     lines = ["## Coverage", ""]
     coverage = doc.get("coverage") or {}
     if not coverage:
         return lines + ["No lane ran a program.", ""]
     for key, c in coverage.items():
         n = max(c["programs"], 1)
-        lines.append(f"**{key}** ({c['programs']} programs ran):")
+        ran = f" of {c['ran']} ran" if "ran" in c else " ran"
+        lines.append(f"**{key}** ({c['programs']} programs checked{ran}):")
         lines.append("")
         rows = [
             [

@@ -5,9 +5,22 @@ a `CampaignStats`. Lane figures count *explored* programs only (what generation 
 programs run while shrinking are counted, and their time booked, separately, so skip
 rates and coverage describe the generator, not the shrinker.
 
-Coverage is per lane and device, over the programs that lane actually ran: op families,
+Coverage is per lane and device, over the programs that lane *checked*: op families,
 input kinds (number inputs, each input dtype, size-0 dims), shape decisions, and the ops
-a lane could not run (its `unsupported:<op>` counters).
+a lane could not run (its `unsupported:<op>` counters). A program counts for a lane only
+when the lane checked at least one of its calls (counters["calls-checked"]: a crash at
+export, to_edge or on Thunder's first call, or every EXIR call outside the exported
+contract, checks none); a per-call input class (size-0 dims: the worker's
+coverage["calls"]) counts only when a checked call (the lane record's "checked_calls")
+had it. Number inputs never count for EXIR: export specializes a Python number to the
+example's value, so no number input varies there. A lane that reports no "calls-checked"
+counter at all (a plugin or test lane) counts every program it ran; the EXIR lane counts
+its checked calls in its checks, so a build that never reached them checked none.
+
+Per lane, the programs with an oracle error (counters["oracle-error"]: a check of the
+harness raised and was counted, fuzz/backends/exir/checks.py `guard`) and the ran
+programs with no call checked are counted too: fuzz.campaign.report's blind spots read
+them.
 """
 
 from __future__ import annotations
@@ -41,14 +54,18 @@ class LaneStats:
     families: Counter = dataclasses.field(default_factory=Counter)  # coverage of ran programs
     inputs: Counter = dataclasses.field(default_factory=Counter)
     decisions: Counter = dataclasses.field(default_factory=Counter)
-    dynamic: int = 0  # ran programs with a data-dependent op, a custom op or torch.cond
+    dynamic: int = 0  # checked programs with a data-dependent op, a custom op or torch.cond
+    covered: int = 0  # ran programs with at least one call checked (what coverage is over)
+    unchecked: int = 0  # ran programs of which no call was checked
+    oracle_errors: int = 0  # programs with an oracle error (a check of the harness raised)
 
     def coverage(self) -> dict[str, Any]:
         unsupported = {
             k.split(":", 1)[1]: v for k, v in self.counters.items() if k.startswith("unsupported:")
         }
         return {
-            "programs": self.ran,
+            "programs": self.covered,
+            "ran": self.ran,
             "families": dict(self.families.most_common()),
             "inputs": dict(sorted(self.inputs.items())),
             "decisions": dict(self.decisions.most_common()),
@@ -69,7 +86,33 @@ class LaneStats:
             "errors": self.errors,
             "known": dict(self.known),
             "known_as": dict(self.known_as.most_common()),
+            "covered": self.covered,
+            "unchecked": self.unchecked,
+            "oracle_error_programs": self.oracle_errors,
         }
+
+    def cover(self, lane: str, rec: dict[str, Any], coverage: dict[str, Any]) -> None:
+        """Count one ran program: for coverage only when the lane checked a call of it."""
+        counters = rec.get("counters") or {}
+        checked = counters.get("calls-checked", 0 if lane.startswith("exir/") else None)
+        if checked == 0:
+            self.unchecked += 1
+            return
+        self.covered += 1
+        families = coverage.get("families", {})
+        self.families.update(families.keys())
+        inputs = {k for k, v in coverage.get("inputs", {}).items() if v}
+        calls = rec.get("checked_calls")
+        if calls is not None:  # per-call classes: only those a checked call had
+            for k, flags in (coverage.get("calls") or {}).items():
+                inputs.discard(k)
+                if any(flags[i] for i in calls if 0 <= i < len(flags)):
+                    inputs.add(k)
+        if lane.startswith("exir/"):
+            inputs.discard("number")  # specialized by export: one value, the example's
+        self.inputs.update(inputs)
+        self.decisions.update(coverage.get("decisions", {}))
+        self.dynamic += int(coverage.get("dynamic", 0))
 
 
 @dataclasses.dataclass
@@ -110,14 +153,12 @@ class CampaignStats:
                 st.skipped[skip_category(rec["skipped"])] += 1
             else:
                 st.ran += 1
-                st.families.update(families.keys())
-                st.inputs.update(k for k, v in msg.coverage.get("inputs", {}).items() if v)
-                st.decisions.update(msg.coverage.get("decisions", {}))
-                st.dynamic += int(msg.coverage.get("dynamic", 0))
+                st.cover(key, rec, msg.coverage)
             kinds = set(rec.get("kinds", ()))
             if kinds:
                 st.divergent += 1
             st.kinds.update(kinds)
+            st.oracle_errors += int(bool((rec.get("counters") or {}).get("oracle-error")))
             st.known.update(set(rec.get("known", ())))
             st.known_as.update(set(rec.get("known_as", ())))
             st.buckets.update(set(rec.get("buckets", ())))
@@ -140,7 +181,7 @@ class CampaignStats:
         }
 
     def coverage(self) -> dict[str, Any]:
-        """report.json's "coverage" block: per "lane/device", over the programs it ran."""
+        """report.json's "coverage" block: per "lane/device", over the programs it checked."""
         return {k: v.coverage() for k, v in sorted(self.lanes.items())}
 
     def buckets(self) -> Counter:

@@ -15,10 +15,11 @@ campaign seed, slot, incarnation and round. Per example it
 3. for a divergence in a bucket (fuzz.buckets) neither known nor shrunk in this campaign,
    raises an exception specific to that bucket, so Hypothesis shrinks towards the smallest
    program showing it (`report_multiple_bugs=False`; while shrinking only that divergence's
-   lane and device run). Each such example goes out as a `Candidate`, so a worker killed
-   mid-shrink still leaves its best program. The final one is reduced to a 1-minimal
-   program (fuzz.reduce, in the shrink budget's remaining time) and sent with `final=True`;
-   its buckets are suppressed for the following rounds.
+   lane and device run, and a candidate whose divergence of the bucket only a registered
+   bug's pattern accounts for does not count: `leads`). Each such example goes out as a
+   `Candidate`, so a worker killed mid-shrink still leaves its best program. The final
+   one is reduced to a 1-minimal program (fuzz.reduce, in the shrink budget's remaining
+   time) and sent with `final=True`; its buckets are suppressed for the following rounds.
 
 Time: exploring stops `explore_s` seconds after the worker started (or at its quota); a
 shrink stops `shrink_budget` seconds after its bug was found (ShrinkCutShort: the best
@@ -42,7 +43,7 @@ from hypothesis import Phase, given, seed, settings
 import fixes
 import fuzz.settings  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz.campaign.database import open_database
-from fuzz.campaign.example import leads, reduce_finding, run_example
+from fuzz.campaign.example import leads, program_coverage, reduce_finding, run_example
 from fuzz.campaign.protocol import (
     Bye,
     Candidate,
@@ -167,7 +168,7 @@ class Worker:
                 gen_s,
                 time.perf_counter() - start,
                 lanes=lanes,
-                coverage=generated.coverage(),
+                coverage=program_coverage(generated),
             )
         )
         return new

@@ -25,6 +25,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import torch
+import torch.utils._pytree as pytree
+
 import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.mirror as mirror
 import fuzz.backends.exir.pipeline as pipeline
@@ -36,7 +39,7 @@ from fuzz.divergence import Divergence
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord
 from fuzz.oracles import exir_aliasing, exir_overlap, exir_plan, exir_variance
-from fuzz.oracles.exir_graph import PlannedTensor
+from fuzz.oracles.exir_graph import PlannedTensor, graph_levels
 from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
 
@@ -163,14 +166,18 @@ class LaneRun:
     def pipeline_error(self) -> None:
         """to_executorch raised. A lost bound (the sym-shape pass found int_oo where the
         program declares a finite bound) was exir.bound-loss (judged from the probe's
-        snapshot by `bounds`); no finite bound anywhere is a skip; anything else is
-        exir.crash."""
+        snapshot by `bounds`). An error that names a missing bound is a skip only with
+        proof: a tensor of the ATen program with a size of no finite upper bound under
+        the ranges it declares (details["unbounded"]). Anything else is exir.crash."""
         error, report = self.b.error, self.report
         if pipeline.is_bound_error(error):
-            if not any(d.kind == "exir.bound-loss" for d in report.divergences):
-                report.skipped = f"no finite upper bound: {str(error).strip()[:300]}"
+            if any(d.kind == "exir.bound-loss" for d in report.divergences):
+                return
+            report.details["unbounded"] = proof = unbounded_sizes(self.b.ep)
+            if proof:
+                report.skipped = f"no finite upper bound: {proof[0]}: {str(error).strip()[:300]}"
                 report.counters["unsupported-skip"] += 1
-            return
+                return
         what = error_text(error)
         self._file([Divergence("exir.crash", "to_executorch", what, self.device, {"error": what})])
 
@@ -230,17 +237,9 @@ class LaneRun:
                 continue
             if isinstance(variant, BaseException):
                 error = error_text(variant, 300)
-                self._file(
-                    [
-                        Divergence(
-                            "exir.pipeline-variance",
-                            f"pipeline-variance[{point}]",
-                            f"re-running SpecPropPass {point} makes the pipeline raise {error}",
-                            self.device,
-                            {"point": point, "error": error},
-                        )
-                    ]
-                )
+                what = f"re-running SpecPropPass {point} makes the pipeline raise {error}"
+                stage, data = f"pipeline-variance[{point}]", {"point": point, "error": error}
+                self._file([Divergence("exir.pipeline-variance", stage, what, self.device, data)])
                 continue
             variant_rows = exir_variance.plan_fingerprint(variant)
             self._file(exir_variance.compare_plans(base, variant_rows, point, self.device))
@@ -295,6 +294,7 @@ class LaneRun:
                 continue
             self.first_inside = fed if self.first_inside is None else self.first_inside
             self.report.counters["calls-checked"] += 1
+            self.report.details.setdefault("checked_calls", []).append(i)
             if not eager.error:
                 self.guard("under-allocation", lambda: self._under_allocation(fed, stage))
             if facts is not None:
@@ -366,22 +366,10 @@ class LaneRun:
             results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
             report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
             if accepted and (probe.kind != "lower" or self.settings.check_lower_bounds):
-                outside = (
-                    "the export guards"
-                    if probe.kind == "guard"
-                    else "the exported range_constraints"
-                )
-                self._file(
-                    [
-                        Divergence(
-                            "exir.unchecked-contract",
-                            f"contract[{probe.kind}]",
-                            f"the runtime accepted {probe.name}, outside {outside}",
-                            self.device,
-                            {"probe": probe.name, "kind": probe.kind},
-                        )
-                    ]
-                )
+                outside = "export guards" if probe.kind == "guard" else "exported range_constraints"
+                what = f"the runtime accepted {probe.name}, outside the {outside}"
+                stage, data = f"contract[{probe.kind}]", {"probe": probe.name, "kind": probe.kind}
+                self._file([Divergence("exir.unchecked-contract", stage, what, self.device, data)])
         report.details["contract_probes"] = results
 
     def _accepts(self, args: tuple) -> bool:
@@ -396,3 +384,16 @@ class LaneRun:
         if self.loaded is not None:
             self.loaded.close()  # the Method goes before its Program
             self.loaded = None
+
+
+def unbounded_sizes(ep: Any) -> list[str]:
+    """Each tensor of the ATen program (nested graphs too), as "node: shape", with a size
+    of no finite upper bound under the ranges the program declares."""
+    ranges = exir_plan.declared_ranges(ep)
+    return [
+        f"{node.name}: {tuple(v.shape)}"
+        for _, level in graph_levels(ep.graph_module)
+        for node in level.graph.nodes
+        for v in pytree.tree_leaves(node.meta.get("val"))
+        if isinstance(v, torch.Tensor) and exir_plan.numel_bound(v, ranges) is None
+    ]

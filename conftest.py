@@ -13,7 +13,8 @@ corpus as test items.
   are skipped cleanly without a GPU, and lanes that cannot run here are skipped with the
   reason. With every fix on, a case whose EXPECT names kinds of that lane is a strict xfail
   (reason: its UPSTREAM link): it must diverge with exactly those kinds, each divergence
-  must match one of the case's MATCHES patterns (when it has any), and passing fails the
+  must match one of the case's MATCHES patterns (when it has any) and no pattern of another
+  registered bug (another UPSTREAM; a cross-match), and passing fails the
   run (the upstream bug may be fixed: drop EXPECT). Such an item never passes as a skip
   either: a lane that skips it (unsupported, unavailable, ...) fails with the reason, as
   the registered bug no longer shows; only a missing device stays a skip. A case with
@@ -36,8 +37,9 @@ from hypothesis import settings
 import fixes
 import fuzz.settings
 from fuzz.backends.registry import DEVICES, LANE_NAMES
-from fuzz.case import CaseError, load_case
+from fuzz.case import CaseError, bug_patterns, case_metadata, load_case
 from fuzz.corpus import is_case_file
+from fuzz.known import BugPattern
 from fuzz.outcome import expected_for, run_lane, run_lane_isolated
 from fuzz.prepare import all_fixes_on, fixes_switch
 from fuzz.replay import format_outcome
@@ -147,6 +149,32 @@ class CorpusFile(pytest.File):
                 yield item
 
 
+_REGISTRY: list[tuple[BugPattern, str, str]] = []
+
+
+def registry() -> list[tuple[BugPattern, str, str]]:
+    """Every corpus pattern with its case name and the bug it registers (UPSTREAM, or
+    the case itself when it has none)."""
+    if not _REGISTRY:
+        for path in sorted(p for p in CORPUS_DIR.iterdir() if is_case_file(p)):
+            meta = case_metadata(path.read_text())
+            bug = meta.get("UPSTREAM") or path.stem
+            _REGISTRY.extend((p, path.stem, bug) for p in bug_patterns(meta))
+    return _REGISTRY
+
+
+def foreign_matches(case, divergences) -> list[str]:
+    """Patterns of *other* registered bugs that recognise this case's divergences: a
+    cross-match means one of them would file the other's bug as its own."""
+    own = case.upstream or case.name
+    return [
+        f"{d['kind']} at {d['stage']} by {name}: {p}"
+        for d in divergences
+        for p, name, bug in registry()
+        if bug != own and name != case.name and p.matches(d, case.source)
+    ]
+
+
 class CorpusItem(pytest.Item):
     def __init__(self, *, case, lane, device, problem: str | None = None, **kw):
         super().__init__(**kw)
@@ -189,6 +217,10 @@ class CorpusItem(pytest.Item):
                 raise UnexpectedDivergence(
                     f"{text}\n    MATCHES of this case do not recognise: "
                     + "; ".join(f"{d['kind']} at {d['stage']}" for d in unmatched)
+                )
+            if foreign := foreign_matches(self.case, outcome.divergences):
+                raise UnexpectedDivergence(
+                    f"{text}\n    patterns of other bugs recognise this case: " + "; ".join(foreign)
                 )
             raise ExpectedDivergence(text)
         if outcome.status == "divergence":

@@ -1,0 +1,111 @@
+"""Registered bugs are recognised in other programs that show them: other slicing, other
+ops around the bug, other dtypes. Each variant below is a hand-written program that
+shows a registered bug in a form its corpus case does not have; it must be recognised as
+that case's bug (by its MATCHES, on the facts the lane observed), and as no other.
+
+A variant that is reported as new would cost a compiler engineer a morning on a known
+bug; the row-block form of the disjoint-views bug was reported as new while the pattern
+was a regex over how the harness rendered column blocks.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fuzz.case import case_from_source
+from fuzz.corpus import CorpusIndex, DirectoryCorpus
+from fuzz.outcome import run_lane
+from fuzz.prepare import all_fixes_on
+
+INDEX = CorpusIndex.of([DirectoryCorpus(Path(__file__).resolve().parents[1] / "corpus")])
+
+VARIANTS = {
+    # Disjoint views of one base, as row blocks instead of column blocks, through mul_.
+    "thunder_disjoint_views_inplace": (
+        "thunder",
+        """
+        def program(a, b):
+            a.mul_(b)
+            return (a + 0,)
+
+        def calls():
+            base = torch.randn(4, 3)
+            return [(base[:2], base[2:])]
+        """,
+    ),
+    # The same tensor twice and an unused first input, with other ops around it.
+    "thunder_alias_index_shift": (
+        "thunder",
+        """
+        def program(a, b, c):
+            return (c.sin().mul_(2.0), b - 1.0)
+
+        def calls():
+            t = torch.zeros(2, 4)
+            return [(t, t, torch.ones(2, 4))]
+        """,
+    ),
+    # nonzero of a 3-d mask: its (n, 3) output planned column-major.
+    "executorch_nonzero_dim_order": (
+        "exir",
+        """
+        def program(x):
+            return (torch.nonzero(x < 0),)
+
+        def calls():
+            return [(torch.tensor([[[1.0, -1.0], [-2.0, 3.0]], [[-4.0, 5.0], [6.0, -7.0]]]),)]
+        """,
+    ),
+    # Two conds with other branch ops: the first cond's result is overwritten.
+    "executorch_cond_output_overwritten": (
+        "exir",
+        """
+        def program(x):
+            a = torch.cond(x.mean() > 0, lambda x: x.neg(), lambda x: x.abs(), (x,))
+            b = torch.cond(x.mean() > 0, lambda x: x + 100.0, lambda x: x - 100.0, (x,))
+            return (a, b)
+
+        def calls():
+            return [(torch.tensor([1.0, 2.0, 3.0, 4.0]),)]
+        """,
+    ),
+}
+
+
+@pytest.mark.parametrize("registered", sorted(VARIANTS))
+def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(registered):
+    if not all_fixes_on():
+        pytest.skip("the registry is written for the fixed stacks")
+    lane, body = VARIANTS[registered]
+    source = "import torch\n\n" + textwrap.dedent(body) + f"\nLANES = ({lane!r},)\n"
+    case = case_from_source(source, f"variant_of_{registered}")
+    outcome = run_lane(case, lane, "cpu", index=INDEX)
+    assert outcome.status == "divergence", f"the variant did not diverge: {outcome}"
+    for d in outcome.divergences:
+        assert d["known_as"] == [registered], (
+            f"{d['kind']} at {d['stage']} ({d['details'][:200]}), facts "
+            f"{d['data'].get('facts')}: known as {d['known_as']}, not [{registered!r}]"
+        )
+
+
+def test_a_pattern_of_another_bug_that_recognises_a_case_is_reported():
+    """The corpus items' cross-match check (conftest.py) names the other bug's case."""
+    from conftest import foreign_matches
+
+    case = case_from_source(
+        "import torch\n\ndef program(a, b):\n    return (a + b,)\n\n"
+        "def calls():\n    return [(torch.ones(2), torch.ones(2))]\n",
+        "some_other_bug",
+    )
+    wrong = {
+        "kind": "thunder.wrong-result",
+        "stage": "call[0]",
+        "details": "output 0: values differ",
+        "data": {"control": "diverges too", "facts": {"inputs": ["disjoint-views"]}},
+    }
+    assert any("by thunder_disjoint_views_inplace" in m for m in foreign_matches(case, [wrong]))
+    alone = wrong | {"data": {"control": "diverges too", "facts": {"inputs": []}}}
+    assert foreign_matches(case, [alone]) == []

@@ -24,7 +24,7 @@ MATCHES = (
     {
         "kind": "thunder.crash",
         "details": r"Shapes were expected to be the same",
-        "source": r"\.copy_\(",
+        "facts": {"at": "copy_"},  # the program line Thunder raised in calls copy_
     },
 )
 UPSTREAM = None  # no upstream report found

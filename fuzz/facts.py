@@ -23,6 +23,9 @@ was written with column blocks. So each divergence carries `data["facts"]`:
     dtypes      the call's input tensor dtypes, sorted ("float32", "int64")
     numbers     the call's Python number input types, sorted ("float", "int")
     error_type  the exception's class name, when the divergence quotes one
+    at          where it failed, when the lane knows: the op of the program line a Thunder
+                call raised in (LaneReport.details["at_by_call"]), the ATen node of a
+                planned tensor an EXIR plan check judged (data["aten"], suffix dropped)
 
 The call is the one the divergence's stage names ("call[2]"); for a stage that is not a
 call (export, to_edge, memory planning, probes) it is the call the lane built from (the
@@ -210,6 +213,11 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         "dtypes": input_dtypes(args),
         "numbers": number_types(args),
     }
+    at = (details.get("at_by_call") or {}).get(index) if m else None
+    if at is None and isinstance(d.data.get("aten"), str):
+        at = re.sub(r"(_\d+)+$", "", d.data["aten"].split("/")[-1])
+    if at:
+        facts["at"] = at
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)
     if kind := error_type(quoted):
         facts["error_type"] = kind

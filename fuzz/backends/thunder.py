@@ -188,6 +188,12 @@ class ThunderLane:
                     report.counters["missed-legal-hits"] += 1
                 entries_seen.append(traces[0])
             t["fresh-trace"] += time.perf_counter() - start
+        # Where a call that raised failed (fuzz/facts.py "at"): it has no trace of its own.
+        at_by_call = report.details.setdefault("at_by_call", {})
+        for d in report.divergences:
+            i = int(d.stage[5:-1]) if d.kind == "thunder.crash" and d.stage[:5] == "call[" else -1
+            if i >= 0 and i not in at_by_call and (op := failing_op(case, jf, calls[i])):
+                at_by_call[i] = None if op == "unknown" else op
         # The ops Thunder saw (fuzz/facts.py): a call that raised has no trace of its own.
         report.details["ops"] = sorted({op for ops in ops_by_call.values() for op in ops})
         if self.cache == SYMBOLIC:

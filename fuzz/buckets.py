@@ -6,14 +6,17 @@ kept: fuzz.divergence.stage_kind) and a *discriminator* chosen per kind from wha
 root causes apart:
 
     <lane>.crash              the exception type and the head of its message, digits and
-                              names normalized (a process death: the signal, or "hang")
+                              names normalized (a process death: the signal and, when
+                              faulthandler printed the stack, the innermost frame
+                              `facts.at`, fuzz.procs.crash_site; or "hang")
     thunder.unsound-hit       the first op that differs between the cached and the fresh
                               trace, and the shape decisions that flipped at that call
     thunder.wrong-result,     the shape decisions that flipped at that call, whether the
     thunder.aliasing          default cache shares the divergence (control), and for
                               aliasing whether values (mutation) or sharing differ
     exir.spec-meta,           the operator of the planned node (node names without their
-    exir.under-allocation,    numeric suffix)
+    exir.under-allocation,    numeric suffix; a program input's placeholder, x0 or arg1_1,
+                              is "x" or "arg": which input is no root cause)
     exir.bound-loss
     exir.pipeline-variance    the operator of the first plan row that changed
     exir.aliasing             the rule that failed (S1..S5, E2..E4)
@@ -42,6 +45,7 @@ from fuzz.divergence import stage_kind
 _CALL = re.compile(r"^call\[(\d+)\]")
 _DIGITS = re.compile(r"\d+")
 _NODE_SUFFIX = re.compile(r"(_\d+)+$")
+_INPUT_NAME = re.compile(r"(?<=^[A-Za-z])\d+$|(?<=^arg)\d+$")
 _TRACE_OP = re.compile(r"\b((?:prims|ltorch|torch|clang|aten)\.[\w.]+)")
 
 
@@ -87,7 +91,9 @@ def _error_head(text: str) -> str:
 
 def _node_op(name: str | None) -> str:
     last = (name or "?").split("/")[-1]
-    return _NODE_SUFFIX.sub("", re.sub(r"\[\d+\]$", "", last))
+    op = _NODE_SUFFIX.sub("", re.sub(r"\[\d+\]$", "", last))
+    # A program input's placeholder (x0, x1, arg0): which input is no root cause.
+    return _INPUT_NAME.sub("", op) or op
 
 
 def _flipped(stage: str, facts: ProgramFacts | None) -> str:
@@ -111,11 +117,11 @@ def discriminator(divergence: Mapping[str, Any], facts: ProgramFacts | None = No
     data = divergence.get("data") or {}
     if kind.endswith(".crash"):
         if stage == "process":
-            return (
-                "hang"
-                if "hang" in divergence.get("details", "")
-                else str(data.get("signal") or _error_head(divergence.get("details", "")))
-            )
+            if "hang" in divergence.get("details", ""):
+                return "hang"
+            how = str(data.get("signal") or _error_head(divergence.get("details", "")))
+            at = (data.get("facts") or {}).get("at")
+            return f"{how}|{at}" if at else how
         return _error_head(data.get("error") or divergence.get("details", ""))
     if kind == "thunder.unsound-hit":
         return f"{_first_trace_op(data.get('diff', ''))}|{_flipped(stage, facts)}"

@@ -1,17 +1,27 @@
 """Running harness work in child processes: their environment, a time-limited run, and
-naming how a process ended.
+naming how (and where) a process ended.
 
 Used by the campaign's local engine (one worker process per slot), by crash confirmation
 and by `replay --isolate`: a backend that kills or hangs its process must never take the
 caller down.
+
+Children run with Python's faulthandler on (`PYTHONFAULTHANDLER=1` in `child_env`): on a
+fatal signal (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL) it prints the Python stack of the
+crashing thread to stderr. `crash_site` reads that dump back: the innermost frames, each
+as `path:function` (the path relative to site-packages or the repository, no line numbers,
+no addresses; a frame of the program itself is `program:<op of that line>`), so that two
+different aborts in one night are two buckets (fuzz.buckets), not one per signal.
 """
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import selectors
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,17 +37,28 @@ def child_env() -> dict[str, str]:
         [str(ROOT), os.getcwd()] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     )
     env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONFAULTHANDLER"] = "1"  # a fatal signal prints the Python stack (crash_site)
     return env
 
 
 def run_isolated(
-    cmd: list[str], env: dict, timeout: float, output: list | None = None
+    cmd: list[str],
+    env: dict,
+    timeout: float,
+    output: list | None = None,
+    errors: list | None = None,
 ) -> tuple[int | None, bool]:
     """Run `cmd` in a fresh process: (exit status, whether it hung). The time limit counts
     from when the process prints RUNNING (its imports excluded). Its stdout is appended to
-    `output` when given."""
+    `output` when given, the tail of its stderr (faulthandler's dump: `crash_site`) to
+    `errors` when given (else stderr is dropped)."""
+    err = tempfile.TemporaryFile() if errors is not None else None
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=err if err is not None else subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
     )
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
@@ -61,6 +82,15 @@ def run_isolated(
     finally:
         sel.close()
         proc.stdout.close()
+        if err is not None:
+            errors.append(_tail_of(err))
+            err.close()
+
+
+def _tail_of(f, limit: int = 1 << 16) -> str:
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - limit))
+    return f.read().decode(errors="replace")
 
 
 def signal_name(rc: int | None) -> str:
@@ -92,3 +122,109 @@ def tail(path: Path | None, n: int = 15) -> str:
         return "\n".join(Path(path).read_text(errors="replace").splitlines()[-n:])
     except (OSError, TypeError):
         return ""
+
+
+# -- where a process died (faulthandler's dump) ------------------------------------------
+
+_FRAME = re.compile(r'^\s+File "(?P<path>.*)", line (?P<line>\d+) in (?P<func>.+?)\s*$')
+_THREAD_HEAD = re.compile(r"^(Current thread|Thread) 0x[0-9a-fA-F]+|^Stack \(most recent")
+_PACKAGES = re.compile(r".*[/\\](?:site|dist)-packages[/\\]")
+_STDLIB = re.compile(r".*[/\\]lib[/\\]python\d+\.\d+[/\\]")
+_SUFFIX_DIGITS = re.compile(r"_?\d+$")
+_DIGITS = re.compile(r"\d+")
+
+
+def fatal_frames(text: str) -> list[tuple[str, int, str]]:
+    """The crashing thread's frames, innermost first, as (path, line, function), from the
+    last faulthandler dump in `text` ("Fatal Python error: ..."); [] when there is none."""
+    start = (text or "").rfind("Fatal Python error")
+    if start < 0:
+        return []
+    frames: list[tuple[str, int, str]] = []
+    current = False
+    for line in text[start:].splitlines():
+        if _THREAD_HEAD.match(line):
+            if frames:  # the crashing thread's block is over
+                break
+            current = not line.startswith("Thread ")
+            continue
+        m = _FRAME.match(line)
+        if m and current:
+            frames.append((m["path"], int(m["line"]), m["func"]))
+        elif frames and not line.strip():
+            break
+    return frames
+
+
+def _program_op(source: str, line: int) -> str:
+    """The op a program's line calls: `torch.amax` for `v1 = torch.amax(x0, 1)`, `.sum`
+    for `v2 = v1.sum()` (a method of a local value), "?" when the line names none."""
+    lines = (source or "").splitlines()
+    if not 0 < line <= len(lines):
+        return "?"
+    text = lines[line - 1].strip().rstrip(":")
+    for head in ("if ", "elif ", "while ", "for "):
+        if text.startswith(head):
+            text = text[len(head) :]
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return "?"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            parts, f = [], node.func
+            while isinstance(f, ast.Attribute):
+                parts.append(f.attr)
+                f = f.value
+            if isinstance(f, ast.Name) and f.id in _imported(source):
+                parts.append(f.id)
+            elif isinstance(f, ast.Name) and not parts:
+                parts.append(f.id)  # a builtin or helper: min, int, ...
+            else:
+                parts.append("")
+            return ".".join(reversed(parts))
+    return "?"
+
+
+def _imported(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {"torch", "math", "operator"}
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def frame_name(path: str, func: str, line: int = 0, source: str | None = None) -> str:
+    """One frame as `path:function`: a path inside site-packages or the standard library
+    relative to it, one in this repository relative to it; the program under test (a
+    generated case, `<case ...>`; a crash confirmation's scratch copy; any file outside
+    those) is `program`, with the op of its line when `source` is the program's."""
+    func = _SUFFIX_DIGITS.sub("", func) or func  # computation_12 -> computation
+    root = str(ROOT) + os.sep
+    if _PACKAGES.match(path):
+        return f"{_PACKAGES.sub('', path)}:{func}"
+    if _STDLIB.match(path):
+        return f"{_STDLIB.sub('', path)}:{func}"
+    scratch = Path(path).parent.name == "scratch" and Path(path).name.startswith("confirm-")
+    if path.startswith(root) and not scratch:
+        return f"{path[len(root) :]}:{func}"
+    if path.startswith("<") and not path.startswith(("<case ", "<string>")):
+        return f"{_DIGITS.sub('N', path)}:{func}"  # <frozen ...>, a generated trace
+    if func == "program" and source is not None:
+        return f"program:{_program_op(source, line)}"
+    return f"program:{func}"
+
+
+def crash_site(text: str, source: str | None = None, depth: int = 3) -> dict[str, object]:
+    """Where a process died, from faulthandler's dump in its stderr `text`: {"at": the
+    innermost frame (`frame_name`), "frames": the `depth` innermost} ({} when `text`
+    holds no dump, e.g. a hang killed with SIGKILL)."""
+    frames = fatal_frames(text)
+    if not frames:
+        return {}
+    names = [frame_name(path, func, line, source) for path, line, func in frames[:depth]]
+    return {"at": names[0], "frames": names}

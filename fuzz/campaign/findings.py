@@ -2,7 +2,9 @@
 says what diverges, where, and under which fixes and versions, plus a FOUND line.
 
 A `Finding` is the best program a campaign has for one bucket (fuzz.buckets): the final
-one of a finished shrink, else the smallest candidate so far.
+one of a finished shrink, else the smallest candidate so far. It keeps the first program
+seen for its bucket (`first_source`, before shrinking) so that a finding whose shrink
+ended on a registered bug ("drifted", fuzz.campaign.triage) still shows what was found.
 
 The generated source is kept exactly as the worker ran it (so the file replays the same
 thing); only its module docstring is replaced and `FOUND = (...)` appended (or replaced).
@@ -40,9 +42,15 @@ class Finding:
     shrunk: str = ""  # yes | cut short | "" (not finished)
     ops: list[str] = dataclasses.field(default_factory=list)
     sightings: int = 1
+    # the first program seen for this bucket (the explored one, before shrinking)
+    first_source: str = ""
+    first_divergences: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     # filled by triage
-    status: str = ""  # new | known | duplicate | flaky
+    status: str = ""  # new | known | duplicate | merged | drifted | flaky
     path: str | None = None
+    merged_into: str | None = None  # merged or duplicate: the case file filed for its bug
+    absorbed: list[str] = dataclasses.field(default_factory=list)  # filed: merged buckets
+    merge_reason: str = ""  # merged: which rule joined it (fuzz.campaign.triage)
     known_as: list[str] = dataclasses.field(default_factory=list)
     signatures: list[Signature] = dataclasses.field(default_factory=list)
     sig_status: dict[str, str] = dataclasses.field(default_factory=dict)  # digest -> status
@@ -98,6 +106,11 @@ class Finding:
                 for s in self.signatures
             ],
             "confirmation": self.confirmation,
+            "merged_into": self.merged_into,
+            "absorbed": self.absorbed,
+            "merge_reason": self.merge_reason,
+            # the explored program, when shrinking changed it (a drifted finding shows it)
+            "first_source": self.first_source if self.first_source != self.source else None,
         }
 
 
@@ -144,6 +157,7 @@ def describe(
     signatures: Sequence[str],
     switch: str = "on",
     isolate: bool = False,
+    absorbed: Sequence[str] = (),
     width: int = 88,
 ) -> str:
     """The docstring of a found case."""
@@ -175,6 +189,14 @@ def describe(
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", width
     )
     lines += textwrap.wrap("Signatures: " + ", ".join(signatures) + ".", width)
+    if absorbed:
+        lines += textwrap.wrap(
+            f"Also found as {len(absorbed)} other bucket(s), merged into this case as one "
+            "root cause (fuzz/campaign/triage.py): " + ", ".join(absorbed) + ".",
+            width,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
     lines.append(
         f"Replay: python -m fuzz replay THIS_FILE --fixes {switch}"
         + (" --isolate  (it kills the process that runs it)" if isolate else "")
@@ -188,3 +210,34 @@ def render_finding(source: str, divergences: Sequence[dict[str, Any]], **kw) -> 
         replace_docstring(source, describe(divergences, **kw)), found_labels(divergences)
     )
     return text + "ISOLATE = True\n" if kw.get("isolate") else text
+
+
+def distinct_bugs(
+    findings: Sequence[Finding], programs_per_bucket: dict[str, int]
+) -> list[dict[str, Any]]:
+    """report.json "distinct_bugs": one entry per filed case file (a new bug after
+    merging, fuzz.campaign.triage), with the buckets it absorbed and every program that
+    showed it (the filed one first)."""
+    out = []
+    for rep in sorted((f for f in findings if f.status == "new"), key=lambda f: f.bucket):
+        members = [rep] + [f for f in findings if f.merged_into and f.merged_into == rep.path]
+        out.append(
+            {
+                "path": rep.path,
+                "kind": rep.kind,
+                "bucket": rep.bucket,
+                "absorbed": rep.absorbed,
+                "findings": len(members),
+                "explored_programs": sum(programs_per_bucket.get(f.bucket, 0) for f in members),
+                "programs": [
+                    {
+                        "bucket": f.bucket,
+                        "status": f.status,
+                        "path": f.path or f.merged_into,
+                        "merge_reason": f.merge_reason,
+                    }
+                    for f in members
+                ],
+            }
+        )
+    return out

@@ -17,7 +17,9 @@ no backend can take it down. It
   program is in flight, or that shows no result for `example_timeout` seconds (a hang:
   the engine kills it), is recorded as a `<lane>.crash` finding of the program its last
   `Start` named, and a new worker (next incarnation, new seed, told to skip that program)
-  takes the slot while the budget lasts;
+  takes the slot while the budget lasts. Workers run with faulthandler on
+  (fuzz.procs.child_env): where the worker's log (OUT/logs/, the local engine) holds its
+  dump, the innermost frame goes into the crash (`data.facts.at`) and its bucket;
 * keeps the best program per bucket (fuzz.buckets) that workers send, and the shrink time
   spent on each;
 * refuses workers whose harness stamp differs from its own (same Hypothesis, same code).
@@ -33,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from fuzz.buckets import bucket_of
 from fuzz.campaign.findings import Finding
 from fuzz.campaign.protocol import (
     Bye,
@@ -48,7 +51,7 @@ from fuzz.campaign.protocol import (
     harness_stamp,
 )
 from fuzz.campaign.stats import CampaignStats
-from fuzz.procs import signal_name
+from fuzz.procs import crash_site, signal_name, tail
 
 MAX_RESTARTS = 25  # per worker slot
 
@@ -121,6 +124,7 @@ class Supervisor:
         self.engine_startup_seconds = 0.0  # before the first worker: e.g. joining Ray
         self.crashes = 0
         self.hangs = 0
+        self.unconfirmed: list[str] = []  # crash buckets triage did not re-run (too many)
         self.stopping = False
         self.tty = sys.stderr.isatty() and not s.quiet
         self.last_progress = 0.0
@@ -221,6 +225,10 @@ class Supervisor:
 
     def add_finding(self, f: Finding, sighting: bool = True) -> None:
         old = self.findings.get(f.bucket)
+        if not f.first_source:  # the first program seen for the bucket (before shrinking)
+            f.first_source, f.first_divergences = (
+                (old.first_source, old.first_divergences) if old else (f.source, f.divergences)
+            )
         if old is None:
             self.findings[f.bucket] = f
             self.event(f"new bucket {f.bucket} ({f.worker})")
@@ -305,6 +313,7 @@ class Supervisor:
             how = f"the worker process died ({signal_name(rc)}) while {lane} ran this program"
         kind = f"{lane}.crash"
         signal = "hang" if hung else signal_name(rc)
+        site = {} if hung else self.crash_site_of(slot, current.source)
         d = {
             "kind": kind,
             "stage": "process",
@@ -318,9 +327,12 @@ class Supervisor:
             },
             "lane": lane,
         }
+        if site:
+            d["data"]["facts"] = site
+        bucket = bucket_of(d)
         self.add_finding(
             Finding(
-                f"{kind}@process#{signal}",
+                bucket,
                 current.source,
                 [d],
                 final=False,
@@ -334,7 +346,12 @@ class Supervisor:
             st.programs += 1
             st.divergent += 1
             st.kinds[kind] += 1
-            st.buckets[f"{kind}@process#{signal}"] += 1
+            st.buckets[bucket] += 1
+
+    def crash_site_of(self, slot: Slot, source: str) -> dict[str, Any]:
+        """Where the slot's worker died, from faulthandler's dump in its log (the local
+        engine's OUT/logs/<worker>.log; {} when there is none)."""
+        return crash_site(tail(self.settings.out / "logs" / f"{slot.name}.log", 400), source)
 
     # -- time --------------------------------------------------------------------------
     def past_hard_deadline(self) -> bool:

@@ -1,15 +1,48 @@
-"""Triage at the end of a campaign: which findings are new bugs, and filing those.
+"""Triage at the end of a campaign: which findings are new bugs, and filing one case
+file per root cause.
 
 For each finding (the best program of one bucket):
 
-1. a crash (the worker process died or hung on it) is re-run in a fresh process; one that
-   does not die again is `flaky` and is not filed (`confirmation` says what happened);
+1. a crash (the worker process died or hung on it) is re-run in a fresh process with
+   faulthandler on; one that does not die again is `flaky` and is not filed
+   (`confirmation` says what happened). Where the re-run printed the Python stack, its
+   innermost frame becomes the crash's `facts.at` (fuzz.procs.crash_site). At most
+   MAX_CONFIRMATIONS crashes are re-run; the others are classified unconfirmed and
+   counted (`Supervisor.unconfirmed`, report.json "unconfirmed_crashes");
 2. its signatures (fuzz.signature: kind, stage kind, normalized program) and its
    divergences are looked up in the corpus index: a registered bug, by signature or by a
-   MATCHES pattern (fuzz.known), makes it `known`; one already filed by this run makes it
-   a `duplicate` (two buckets that shrank to the same program);
-3. a finding with a new signature is `new`: written as a case file (fuzz.campaign.findings)
-   into `--into` (default OUT/cases/), atomically and never overwriting (fuzz.corpus).
+   MATCHES pattern (fuzz.known), makes it `known`; one already claimed by a new finding of
+   this run makes it a `duplicate` (two buckets that shrank to the same program). A
+   finding that ends known although the first program of its bucket (the explored one,
+   before shrinking) shows no registered bug is `drifted`: the shrink slid from a new
+   divergence to a registered one (the worker's shrink target excludes divergences a
+   registered pattern recognises, fuzz.campaign.example.shows, so this should be rare); it
+   is listed with its first program and counts as new for the exit status. One whose
+   shrunk program is a registered case's own program (the same signature) is known: the
+   shrink rediscovered that case. A signature is known when each divergence of the
+   program that has it is;
+3. a finding with a new signature is `new`. New findings of one root cause are merged
+   (the rule below): one case file per group, the smallest program (fewest characters of
+   normalized program), written into `--into` (default OUT/cases/), atomically and never
+   overwriting (fuzz.corpus); its docstring lists the buckets it absorbed. The others get
+   status `merged` and `merged_into` (that file); duplicates get `merged_into` too.
+   Nothing is dropped: every finding stays in the report.
+
+The merge rule. Two new findings of the same lane and device are one root cause when
+ (a) their programs are the same up to renaming: fuzz.signature.normalize_source
+     (canonical names; docstrings, metadata and calls(), i.e. the inputs, ignored) gives
+     the same text, whatever their kinds; or
+ (b) the divergence each was shrunk for matches a divergence of the other on every
+     discriminating fact (`cause_key`): the same kind and stage kind; the same storage
+     structure of the inputs (facts "inputs"); the same exception class (facts
+     "error_type", when either has one); the same failing node or op (facts "at", when
+     either has one; when neither has, the same ops as the lane saw them, facts "ops", so
+     two runtime-result findings on different ops stay two bugs); and for a crash the
+     same normalized error head (fuzz.buckets.discriminator). A fact missing on either
+     side is unknown and never matches: without "inputs", or without both "at" and
+     "ops", a finding merges only by (a). A process crash (no facts but where it died)
+     merges only by (a).
+Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
 from __future__ import annotations
@@ -18,33 +51,62 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from fuzz.buckets import discriminator
 from fuzz.campaign.findings import Finding, render_finding
 from fuzz.campaign.protocol import sha
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, safe_name
-from fuzz.procs import child_env, run_isolated, signal_name
-from fuzz.signature import Signature, signature
+from fuzz.divergence import stage_kind
+from fuzz.procs import child_env, crash_site, run_isolated, signal_name
+from fuzz.signature import Signature, normalize_source, signature
 
 MAX_CONFIRMATIONS = 8
 
+# (source, lane, device) -> (rc, hung), or (rc, hung, stderr: faulthandler's dump, the
+# facts the lane announced before it died: fuzz.facts.announced)
+Rerun = Callable[[str, str, str], tuple]
 
-Rerun = Callable[[str, str, str], tuple[int | None, bool]]  # (source, lane, device) -> (rc, hung)
+
+def cause_key(d: dict[str, Any]) -> tuple | None:
+    """What rule (b) compares (module docstring); None when the facts do not tell."""
+    facts = (d.get("data") or {}).get("facts")
+    if not isinstance(facts, dict) or d.get("stage") == "process":
+        return None
+    inputs, at, ops = facts.get("inputs"), facts.get("at"), facts.get("ops")
+    if not isinstance(inputs, list):
+        return None
+    if at:
+        where: tuple = ("at", str(at))
+    elif ops:
+        where = ("ops", tuple(ops))
+    else:
+        return None
+    head = discriminator(d) if d["kind"].endswith(".crash") else ""
+    kind, stage, device = d["kind"], stage_kind(d["stage"]), d.get("device", "cpu")
+    return (kind, stage, device, tuple(inputs), facts.get("error_type"), where, head)
 
 
 def local_rerun(sup: Supervisor) -> Rerun:
     """Crash confirmation on this machine: `python -m fuzz.outcome` in a fresh process."""
     s = sup.settings
 
-    def rerun(source: str, lane: str, device: str) -> tuple[int | None, bool]:
+    def rerun(source: str, lane: str, device: str) -> tuple[int | None, bool, str, dict]:
+        from fuzz.facts import ANNOUNCE_ENV, announced  # imports torch: only when needed
+
         path = s.out / "scratch" / f"confirm-{sha(source)[:12]}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(source)
         cmd = [sys.executable, "-m", "fuzz.outcome", str(path), lane, device, "--fixes", s.fixes]
         for p in s.plugins:
             cmd += ["--plugin", p]
+        printed: list[str] = []
+        errors: list[str] = []
+        env = child_env() | {ANNOUNCE_ENV: "1"}
         try:
-            return run_isolated(cmd, child_env(), s.example_timeout)
+            rc, hung = run_isolated(cmd, env, s.example_timeout, printed, errors)
+            return rc, hung, "".join(errors), announced("".join(printed))
         finally:
             path.unlink(missing_ok=True)
 
@@ -58,15 +120,25 @@ class Triage:
         self.sup, self.index, self.into = sup, index, into
         self.rerun = rerun or local_rerun(sup)
         self.written: dict[Signature, str] = {}
+        self.claimed: dict[Signature, Finding] = {}  # new signatures -> their finding
+        self.duplicate_of: dict[int, Finding] = {}  # id(duplicate) -> the finding it repeats
+        self._normalized: dict[str, str] = {}
 
     def confirm_crash(self, f: Finding) -> None:
         """Re-run a crash in a fresh process: `flaky` when it does not die (or hang) again."""
         d = f.divergences[0]
         start = time.time()
         try:
-            rc, hung = self.rerun(f.source, d["kind"].split(".")[0], d["device"])
+            rc, hung, *printed = self.rerun(f.source, d["kind"].split(".")[0], d["device"])
         finally:
             self.sup.stats.time["crash confirmation"] += time.time() - start
+        if rc and not hung:  # where it died (faulthandler), what it was running (announced)
+            site = crash_site(printed[0], f.source) if printed else {}
+            seen = printed[1] if len(printed) > 1 and isinstance(printed[1], dict) else {}
+            if site or seen:
+                facts = d.setdefault("data", {}).setdefault("facts", {})
+                for k, v in (seen | site).items():
+                    facts.setdefault(k, v)
         if hung:
             f.confirmation = "reproduced: the re-run hung too"
         elif rc != 0:
@@ -79,23 +151,119 @@ class Triage:
         """Per divergence: known (a registered bug: by signature or MATCHES), a duplicate
         of a case this run filed, or new; the finding is new when any divergence is."""
         known: set[str] = set()
+        by_sig: dict[Signature, list[dict[str, Any]]] = {}
         for d in f.divergences:
-            s = signature(d["kind"], d["stage"], f.source)
+            by_sig.setdefault(signature(d["kind"], d["stage"], f.source), []).append(d)
+        for s, ds in by_sig.items():
             if s in f.signatures:
                 continue
             f.signatures.append(s)
-            if names := self.index.known_as(d, f.source):
-                known.update(names)
+            names = [self.index.known_as(d, f.source) for d in ds]
+            known.update(w for ws in names for w in ws)
+            if all(names):  # a signature is known when each of its divergences is
                 f.sig_status[s.digest] = "known"
-            elif s in self.written:
+            elif s in self.claimed or s in self.written:
                 f.sig_status[s.digest] = "duplicate"
+                if s in self.claimed:
+                    self.duplicate_of.setdefault(id(f), self.claimed[s])
             else:
                 f.sig_status[s.digest] = "new"
         f.known_as = sorted(known)
         if "new" in f.sig_status.values():
             f.status = "new"
+            for s in f.signatures:
+                if f.sig_status[s.digest] == "new":
+                    self.claimed.setdefault(s, f)
+        elif known and not f.crash and self.new_when_explored(f) and not self.rediscovered(f):
+            f.status = "drifted"
         else:
             f.status = "known" if known else "duplicate"
+
+    def new_when_explored(self, f: Finding) -> bool:
+        """Whether the first program of the finding's bucket (before shrinking) shows its
+        bucket's divergence unrecognised by the corpus."""
+        first = [d for d in f.first_divergences if d.get("bucket") == f.bucket]
+        return bool(first) and not any(self.index.known_as(d, f.first_source) for d in first)
+
+    def rediscovered(self, f: Finding) -> bool:
+        """Whether the finding's program is a registered case's own program for its
+        bucket's divergence (the same signature): the shrink found that very case."""
+        d = self.primary(f)
+        return self.index.known(signature(d["kind"], d["stage"], f.source)) is not None
+
+    # -- one root cause, one case file ---------------------------------------------------
+    def normalized(self, f: Finding) -> str:
+        if f.source not in self._normalized:
+            self._normalized[f.source] = normalize_source(f.source)
+        return self._normalized[f.source]
+
+    @staticmethod
+    def primary(f: Finding) -> dict[str, Any]:
+        return next((d for d in f.divergences if d.get("bucket") == f.bucket), f.divergences[0])
+
+    def same_cause(self, a: Finding, b: Finding) -> str:
+        """Why `a` and `b` are one root cause ("" when they are not): the module's rule."""
+        pa, pb = self.primary(a), self.primary(b)
+        if (pa["kind"].split(".")[0], pa.get("device")) != (
+            pb["kind"].split(".")[0],
+            pb.get("device"),
+        ):
+            return ""
+        if self.normalized(a) == self.normalized(b):
+            return "the same program up to renaming"
+        ka, kb = cause_key(pa), cause_key(pb)
+        if ka is None or kb is None:
+            return ""
+        if ka in {cause_key(d) for d in b.divergences} and kb in {
+            cause_key(d) for d in a.divergences
+        }:
+            return "the same kind, stage and facts"
+        return ""
+
+    def groups(self, findings: list[Finding]) -> list[list[Finding]]:
+        """New findings (and their duplicates) grouped by root cause, in order."""
+        members = [f for f in findings if f.status in ("new", "duplicate")]
+        parent = list(range(len(members)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                i = parent[i]
+            return i
+
+        where = {id(f): i for i, f in enumerate(members)}
+        for j, b in enumerate(members):
+            for i, a in enumerate(members[:j]):
+                if root(i) == root(j):
+                    continue
+                if self.duplicate_of.get(id(b)) is a:
+                    why = "a duplicate (the same signature)"
+                elif a.status == "new" and b.status == "new":
+                    why = self.same_cause(a, b)
+                else:
+                    why = ""
+                if why:
+                    for f in (a, b):  # the filed one's is cleared (file_group)
+                        f.merge_reason = f.merge_reason or why
+                    parent[root(j)] = root(i)
+        out: dict[int, list[Finding]] = {}
+        for f in members:
+            out.setdefault(root(where[id(f)]), []).append(f)
+        return [g for g in out.values() if any(f.status == "new" for f in g)]
+
+    def file_group(self, group: list[Finding], render: Callable[[Finding], str]) -> None:
+        """File the smallest new program of a group; the others are merged into it."""
+        rep = min(
+            (f for f in group if f.status == "new"),
+            key=lambda f: (len(self.normalized(f)), len(f.source), f.bucket),
+        )
+        rep.absorbed = [f.bucket for f in group if f is not rep]
+        rep.merge_reason = ""
+        self.file(rep, render)
+        for f in group:
+            if f is not rep:
+                f.merged_into = rep.path
+                if f.status == "new":
+                    f.status = "merged"
 
     def file(self, f: Finding, render: Callable[[Finding], str]) -> None:
         # The divergence Hypothesis shrank for goes first (headline, file name).
@@ -108,18 +276,20 @@ class Triage:
 
     def run(self, render: Callable[[Finding], str]) -> None:
         confirm_left = MAX_CONFIRMATIONS
-        for f in sorted(self.sup.findings.values(), key=lambda f: (f.crash, f.bucket)):
+        findings = sorted(self.sup.findings.values(), key=lambda f: (f.crash, f.bucket))
+        for f in findings:
             if f.crash:
                 if confirm_left <= 0:
                     f.confirmation = "not re-run (too many crashes to confirm)"
+                    self.sup.unconfirmed.append(f.bucket)
                 else:
                     confirm_left -= 1
                     self.confirm_crash(f)
                 if f.status == "flaky":
                     continue
             self.classify(f)
-            if f.status == "new":
-                self.file(f, render)
+        for group in self.groups(findings):
+            self.file_group(group, render)
 
 
 def renderer(sup: Supervisor) -> Callable[[Finding], str]:
@@ -141,6 +311,7 @@ def renderer(sup: Supervisor) -> Callable[[Finding], str]:
             signatures=[x.digest for x in f.signatures],
             switch=s.fixes,
             isolate=f.crash,
+            absorbed=f.absorbed,
         )
 
     return render

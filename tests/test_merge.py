@@ -1,0 +1,349 @@
+"""One finding per root cause: triage merges findings of one bug into one case file
+(fuzz/campaign/triage.py), calls a shrink that slid onto a registered bug "drifted", and
+a process crash is told apart by where it died (faulthandler, fuzz.procs.crash_site)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuzz.buckets import bucket_of
+from fuzz.campaign import triage as triage_module
+from fuzz.campaign.example import leads
+from fuzz.campaign.findings import Finding
+from fuzz.campaign.protocol import Hello, LaneStart, Start
+from fuzz.campaign.report import build_report
+from fuzz.campaign.report_md import render_markdown
+from fuzz.campaign.supervisor import CampaignSettings, Supervisor
+from fuzz.campaign.triage import Triage, renderer
+from fuzz.corpus import CorpusIndex, DirectoryCorpus
+from fuzz.procs import child_env, crash_site, run_isolated
+
+CALLS = "\n\ndef calls():\n    return [(torch.randn({n}, 3),)]\n"
+
+
+def _program(body: str, n: int = 2) -> str:
+    return "import torch\n\n\n" + body.strip() + "\n" + CALLS.format(n=n)
+
+
+AMAX = _program("def program(x0):\n    v1 = torch.amax(x0, 1)\n    return (v1,)\n")
+# The same program up to renaming (and other inputs).
+AMAX_RENAMED = _program("def program(a):\n    t = torch.amax(a, 1)\n    return (t,)\n", n=5)
+NONZERO = _program("def program(x0):\n    v1 = torch.nonzero(x0)\n    return (v1,)\n")
+NONZERO_SUM = _program(
+    "def program(x0):\n    v1 = torch.nonzero(x0)\n    v2 = v1.sum()\n    return (v2,)\n"
+)
+
+
+def _settings(tmp_path: Path) -> CampaignSettings:
+    return CampaignSettings(
+        budget=60.0,
+        lanes=("exir",),
+        devices=("cpu",),
+        fixes="on",
+        workers=1,
+        seed=1,
+        out=tmp_path,
+        quiet=True,
+    )
+
+
+def _div(kind: str, stage: str, bucket: str, details: str = "differs", **facts) -> dict:
+    data = {"facts": facts} if facts else {}
+    return {
+        "kind": kind,
+        "stage": stage,
+        "details": details,
+        "device": "cpu",
+        "data": data,
+        "lane": kind.split(".")[0],
+        "bucket": bucket,
+    }
+
+
+def _finding(
+    bucket: str, source: str, *divergences: dict, first: str | None = None, first_divs=None
+) -> Finding:
+    f = Finding(bucket, source, list(divergences), True, "worker-0.0", shrunk="yes, 1-minimal")
+    f.first_source, f.first_divergences = first or source, first_divs or list(divergences)
+    return f
+
+
+def _triage(tmp_path: Path, findings: list[Finding], corpus: list[Path] = ()) -> Supervisor:
+    sup = Supervisor(_settings(tmp_path))
+    for f in findings:
+        sup.findings[f.bucket] = f
+    into = DirectoryCorpus(tmp_path / "cases")
+    index = CorpusIndex.of([*(DirectoryCorpus(c) for c in corpus), into])
+    Triage(sup, index, into, rerun=lambda *a: (0, False)).run(renderer(sup))
+    return sup
+
+
+def _cases(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "cases").glob("*.py"))
+
+
+def test_findings_whose_programs_are_the_same_up_to_renaming_are_one_case(tmp_path):
+    under = "exir.under-allocation@memory-planning#aten_amax"
+    a = _finding(
+        under,
+        AMAX_RENAMED + "\n# a longer file, the same program\n",
+        _div("exir.under-allocation", "memory-planning", under),
+    )
+    b = _finding(
+        "exir.runtime-result@call#reduction|if-lt",
+        AMAX,
+        _div("exir.runtime-result", "call[2]", "exir.runtime-result@call#reduction|if-lt"),
+    )
+    # The same kind and program as b: the same signature, a duplicate of it.
+    c = _finding(
+        "exir.runtime-result@call#reduction|no-flip",
+        AMAX_RENAMED,
+        _div("exir.runtime-result", "call[0]", "exir.runtime-result@call#reduction|no-flip"),
+    )
+    sup = _triage(tmp_path, [a, b, c])
+    (case,) = _cases(tmp_path)
+    # The smallest program is filed; the others are merged into it, not dropped.
+    assert (b.status, a.status, c.status) == ("new", "merged", "duplicate")
+    assert b.path == str(case) and a.merged_into == c.merged_into == str(case)
+    assert a.merge_reason == "the same program up to renaming"
+    assert sorted(b.absorbed) == sorted([a.bucket, c.bucket])
+    assert a.bucket in case.read_text()  # the case file says which buckets it absorbed
+    doc = build_report(sup)
+    assert doc["exit"] == 1 and doc["new_cases"] == [str(case)]
+    assert len(doc["findings"]) == 3
+    (bug,) = doc["distinct_bugs"]
+    assert bug["path"] == str(case) and bug["findings"] == 3
+    assert {p["bucket"] for p in bug["programs"]} == {a.bucket, b.bucket, c.bucket}
+    text = render_markdown(doc)
+    assert "1 distinct new bug(s) (3 findings)" in text
+    assert f"merged into `{case}`" in text
+
+
+def test_a_program_shown_by_two_lanes_is_two_bugs(tmp_path):
+    a = _finding(
+        "exir.crash@to_edge#E", AMAX, _div("exir.crash", "to_edge", "exir.crash@to_edge#E")
+    )
+    b = _finding(
+        "thunder.crash@call#E",
+        AMAX_RENAMED,
+        _div("thunder.crash", "call[0]", "thunder.crash@call#E"),
+    )
+    _triage(tmp_path, [a, b])
+    assert (a.status, b.status) == ("new", "new") and len(_cases(tmp_path)) == 2
+
+
+SPEC = "exir.spec-meta"
+FACTS = {"inputs": [], "dtypes": ["float32"], "ops": ["aten.nonzero.default"]}
+
+
+def test_findings_with_the_same_kind_stage_and_facts_are_merged(tmp_path):
+    a = _finding(
+        f"{SPEC}@spec-prop#aten_nonzero",
+        NONZERO,
+        _div(
+            SPEC, "spec-prop", f"{SPEC}@spec-prop#aten_nonzero", at="aten.nonzero.default", **FACTS
+        ),
+    )
+    b = _finding(
+        f"{SPEC}@spec-prop#aten_nonzero_x",
+        NONZERO_SUM,
+        _div(
+            SPEC,
+            "spec-prop",
+            f"{SPEC}@spec-prop#aten_nonzero_x",
+            at="aten.nonzero.default",
+            **(FACTS | {"ops": ["aten.nonzero.default", "aten.sum.default"]}),
+        ),
+    )
+    _triage(tmp_path, [a, b])
+    assert len(_cases(tmp_path)) == 1
+    assert (a.status, b.status) == ("new", "merged")
+    assert b.merge_reason == "the same kind, stage and facts" and b.merged_into == a.path
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"at": "aten.masked_select.default"},  # another failing node: another bug
+        {"at": "aten.nonzero.default", "inputs": ["same-tensor"]},  # other input structure
+        {"at": "aten.nonzero.default", "error_type": "RuntimeError"},  # present on one side
+        {"at": None, "inputs": None},  # unknown facts never match
+    ],
+)
+def test_findings_whose_facts_differ_or_are_unknown_stay_apart(tmp_path, other):
+    facts_a = FACTS | {"at": "aten.nonzero.default"}
+    facts_b = {k: v for k, v in (facts_a | other).items() if v is not None}
+    a = _finding(
+        f"{SPEC}@spec-prop#a", NONZERO, _div(SPEC, "spec-prop", f"{SPEC}@spec-prop#a", **facts_a)
+    )
+    b = _finding(
+        f"{SPEC}@spec-prop#b",
+        NONZERO_SUM,
+        _div(SPEC, "spec-prop", f"{SPEC}@spec-prop#b", **facts_b),
+    )
+    _triage(tmp_path, [a, b])
+    assert (a.status, b.status) == ("new", "new") and len(_cases(tmp_path)) == 2
+
+
+def test_runtime_results_on_different_ops_are_two_bugs(tmp_path):
+    kind = "exir.runtime-result"
+    a = _finding(
+        f"{kind}@call#a",
+        AMAX,
+        _div(kind, "call[1]", f"{kind}@call#a", inputs=[], ops=["aten.amax"]),
+    )
+    b = _finding(
+        f"{kind}@call#b",
+        NONZERO,
+        _div(kind, "call[1]", f"{kind}@call#b", inputs=[], ops=["aten.nonzero"]),
+    )
+    c = _finding(
+        f"{kind}@call#c",
+        NONZERO_SUM,
+        _div(kind, "call[0]", f"{kind}@call#c", inputs=[], ops=["aten.amax"]),
+    )
+    _triage(tmp_path, [a, b, c])
+    assert len(_cases(tmp_path)) == 2
+    assert (a.status, b.status, c.status) == ("new", "new", "merged")
+
+
+def test_a_finding_that_shrank_onto_a_registered_bug_drifted_and_fails_the_night(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    # A registered bug recognised by its pattern (the details), in any program.
+    (corpus / "registered_amax.py").write_text(
+        '"""A registered bug."""\n\n'
+        + AMAX
+        + '\nMATCHES = ({"kind": "exir.runtime-result", "details": "registered-bug"},)\n'
+    )
+    bucket = "exir.runtime-result@call#reduction|no-flip"
+    explored = _div("exir.runtime-result", "call[1]", bucket, details="something else")
+    shrunk = _div("exir.runtime-result", "call[1]", bucket, details="the registered-bug")
+    f = _finding(bucket, AMAX_RENAMED, shrunk, first=NONZERO_SUM, first_divs=[explored])
+    sup = _triage(tmp_path, [f], [corpus])
+    assert f.status == "drifted" and f.known_as and not _cases(tmp_path)
+    doc = build_report(sup)
+    assert doc["exit"] == 1 and doc["drifted"] == [bucket]
+    assert doc["findings"][0]["first_source"] == NONZERO_SUM
+    text = render_markdown(doc)
+    assert "Drifted" in text and "v1.sum()" in text  # the explored program is shown
+    # Registered when explored too: plainly known.
+    g = _finding(bucket, AMAX_RENAMED, shrunk, first=NONZERO_SUM)
+    (tmp_path / "again").mkdir()
+    sup = _triage(tmp_path / "again", [g], [corpus])
+    assert g.status == "known" and build_report(sup)["exit"] != 1
+
+
+def test_a_shrink_that_rediscovers_a_registered_case_is_known_not_drifted(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    # The corpus registers the shrunk program itself (its signature, from FOUND).
+    (corpus / "registered_amax.py").write_text(
+        '"""A registered bug."""\n\n' + AMAX + '\nFOUND = ("exir.runtime-result@call",)\n'
+    )
+    bucket = "exir.runtime-result@call#reduction|no-flip"
+    d = _div("exir.runtime-result", "call[1]", bucket)
+    f = _finding(bucket, AMAX_RENAMED, d, first=NONZERO_SUM)
+    sup = _triage(tmp_path, [f], [corpus])
+    assert f.status == "known" and build_report(sup)["exit"] != 1
+
+
+def test_the_shrink_target_excludes_what_a_registered_pattern_recognises():
+    bucket = "exir.runtime-result@call#x"
+    new = {"bucket": bucket, "kind": "exir.runtime-result"}
+    by_pattern = {"bucket": bucket, "known_as": ["corpus/x.py"]}
+    by_program = by_pattern | {"registered_program": True}
+    # The bucket being shrunk: a candidate whose divergence a pattern recognises is not
+    # an improvement; one that is a registered case's own program is.
+    assert leads([by_pattern], set(), bucket) == []
+    assert leads([by_pattern, new], set(), bucket) == [bucket]
+    assert leads([by_program], set(), bucket) == [bucket]
+    # Another bucket met on the way: registered either way, no lead.
+    assert leads([by_program], set(), "exir.crash@call#E") == []
+
+
+ABORT = (
+    "import os\n"
+    "def {name}():\n"
+    "    os.abort()\n"
+    "def outer():\n"
+    "    {name}()\n"
+    "print('RUNNING', flush=True)\n"
+    "outer()\n"
+)
+
+
+def _abort(name: str) -> str:
+    """What a child that aborts inside `name` prints on stderr (faulthandler is on)."""
+    printed: list[str] = []
+    src = ABORT.format(name=name)
+    rc, hung = run_isolated([sys.executable, "-c", src], child_env(), 30, errors=printed)
+    assert rc == -6 and not hung
+    return printed[0]
+
+
+def test_faulthandler_names_the_frame_a_process_died_in_and_buckets_keep_it():
+    site = crash_site(_abort("blow_up"), ABORT.format(name="blow_up"))
+    assert site["at"] == "program:blow_up" and site["frames"][1] == "program:outer"
+    assert "line" not in site["at"] and "0x" not in " ".join(site["frames"])
+    crash = {"kind": "exir.crash", "stage": "process", "details": "died (SIGABRT)"}
+    one = bucket_of(crash | {"data": {"signal": "SIGABRT", "facts": site}})
+    other = bucket_of(
+        crash | {"data": {"signal": "SIGABRT", "facts": crash_site(_abort("explode"))}}
+    )
+    assert one == "exir.crash@process#SIGABRT|program:blow_up"
+    assert one != other  # two different aborts in one night: two buckets
+
+
+def test_a_dead_worker_is_bucketed_by_where_its_log_says_it_died(tmp_path):
+    sup = Supervisor(_settings(tmp_path))
+    slot = sup.slots[0]
+    sup.started(slot)
+    sup.on_message(slot, Hello(1, "node-a", {}, {}, {}, sup.harness))
+    sup.on_message(slot, Start(1, "explore", "sha1", AMAX))
+    sup.on_message(slot, LaneStart("exir", "cpu"))
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / f"{slot.name}.log").write_text("starting\n" + _abort("kernel_check"))
+    sup.ended(slot, -6)
+    (finding,) = sup.findings.values()
+    assert finding.bucket == "exir.crash@process#SIGABRT|program:kernel_check"
+    assert finding.divergences[0]["data"]["facts"]["at"] == "program:kernel_check"
+
+
+def test_crash_confirmation_records_the_frame_and_counts_what_it_did_not_rerun(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(triage_module, "MAX_CONFIRMATIONS", 1)
+    sup = Supervisor(_settings(tmp_path))
+    crashes = []
+    for name, src in (("a", AMAX), ("b", NONZERO)):
+        d = _div("exir.crash", "process", f"exir.crash@process#SIGABRT{name}", "died (SIGABRT)")
+        f = Finding(d["bucket"], src, [d], False, "worker-0.0", crash=True)
+        sup.findings[f.bucket] = f
+        crashes.append(f)
+
+    def rerun(source, lane, device):
+        return -6, False, _abort("in_the_kernel")
+
+    into = DirectoryCorpus(tmp_path / "cases")
+    Triage(sup, CorpusIndex(), into, rerun).run(renderer(sup))
+    first, second = crashes
+    assert first.confirmation.startswith("reproduced")
+    assert first.divergences[0]["data"]["facts"]["at"] == "program:in_the_kernel"
+    assert "not re-run" in second.confirmation and sup.unconfirmed == [second.bucket]
+    doc = build_report(sup)
+    assert doc["unconfirmed_crashes"] == [second.bucket]
+    assert "1 crash(es) not re-run" in render_markdown(doc)
+
+
+def test_which_program_input_was_under_allocated_is_one_bucket():
+    def under(node):
+        return bucket_of(
+            {"kind": "exir.under-allocation", "stage": "call[1]", "data": {"node": node}}
+        )
+
+    assert under("x0") == under("x1") == under("x2") != under("aten_mm_default")
+    assert under("aten_mm_default_3") == under("aten_mm_default") != under("gt")

@@ -152,15 +152,20 @@ def main(args) -> int:
     doc = build_report(sup)
     write_reports(settings.out, doc)
     if not args.quiet:
-        new = sum(1 for f in doc["findings"] if f["status"] == "new")
-        known = sum(1 for f in doc["findings"] if f["status"] in ("known", "duplicate"))
+        status = [f["status"] for f in doc["findings"]]
+        merged = status.count("merged")
+        known = sum(s in ("known", "duplicate") for s in status)
         print(
             f"{doc['programs']['explored']} programs in {doc['wall_s']:.0f} s "
-            f"({doc['programs']['per_second']:.2f}/s); {new} new, {known} known finding(s); "
+            f"({doc['programs']['per_second']:.2f}/s); {len(doc['distinct_bugs'])} distinct "
+            f"new bug(s) ({status.count('new') + merged} findings, {merged} merged), "
+            f"{status.count('drifted')} drifted, {known} known finding(s); "
             f"report: {settings.out / 'report.md'}; exit {doc['exit']}"
         )
         for path in doc["new_cases"]:
             print(f"  new case: {path}")
+        for bucket in doc["drifted"]:
+            print(f"  drifted into a registered bug while shrinking: {bucket}")
         for spot in doc["blind_spots"]:
             print(f"  blind spot: {spot['lane']}: {spot['what']} {spot['value']}")
         for err in doc["errors"][:5]:

@@ -347,3 +347,31 @@ def test_which_program_input_was_under_allocated_is_one_bucket():
 
     assert under("x0") == under("x1") == under("x2") != under("aten_mm_default")
     assert under("aten_mm_default_3") == under("aten_mm_default") != under("gt")
+
+
+def test_cache_divergences_across_a_flip_of_one_decision_kind_are_one_bug(tmp_path):
+    """Rule (c): the stock cache's bug shows in every program that flips a decision; an
+    unsound hit and a cache-only wrong result across an `if-lt` flip are one bug, one
+    across an `if-mod` flip another, and a result the default cache gets wrong too is not
+    a cache bug at all."""
+    hit, wrong = "thunder.unsound-hit", "thunder.wrong-result"
+    cache_only = {"control": "agrees with eager", "cache_hit": True, "symbolic_cache": "stock"}
+
+    def finding(kind, disc, source, **data):
+        d = _div(kind, "call[1]", f"{kind}@call#{disc}", inputs=[], ops=[disc])
+        d["data"].update(data)
+        return _finding(f"{kind}@call#{disc}", source, d)
+
+    a = finding(hit, "ltorch.neg|if-lt", AMAX, symbolic_cache="stock")
+    b = finding(wrong, "cache-only|if-lt", NONZERO, **cache_only)
+    c = finding(hit, "ltorch.add|if-mod", NONZERO_SUM, symbolic_cache="stock")
+    d = finding(
+        wrong,
+        "shared|if-lt",
+        _program("def program(x0):\n    return (x0.exp(),)\n"),
+        **(cache_only | {"control": "diverges too"}),
+    )
+    _triage(tmp_path, [a, b, c, d])
+    assert sorted(f.status for f in (a, b)) == ["merged", "new"]
+    assert "decision kind" in (a.merge_reason or b.merge_reason)
+    assert (c.status, d.status) == ("new", "new") and len(_cases(tmp_path)) == 3

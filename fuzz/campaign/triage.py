@@ -41,7 +41,14 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      same normalized error head (fuzz.buckets.discriminator). A fact missing on either
      side is unknown and never matches: without "inputs", or without both "at" and
      "ops", a finding merges only by (a). A process crash (no facts but where it died)
-     merges only by (a).
+     merges only by (a); or
+ (c) both are Thunder cache divergences (an unsound hit, or a result only the symbolic
+     cache gets wrong, at a cache hit: the default-cache control agrees with eager) at a
+     call where the same kinds of shape decisions went a way no earlier call went (the
+     bucket's flipped decisions, fuzz.buckets): the cache served a trace across a flip of
+     that decision kind, whatever ops the programs run around it. A fixes-off night
+     shows the stock cache's bug (#1525) in every program that flips a decision; this
+     files it once per decision kind instead of once per program.
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
@@ -86,6 +93,20 @@ def cause_key(d: dict[str, Any]) -> tuple | None:
     head = discriminator(d) if d["kind"].endswith(".crash") else ""
     kind, stage, device = d["kind"], stage_kind(d["stage"]), d.get("device", "cpu")
     return (kind, stage, device, tuple(inputs), facts.get("error_type"), where, head)
+
+
+def cache_cause(kind: str, discriminator_: str, d: dict[str, Any]) -> tuple | None:
+    """What rule (c) compares (module docstring); None when it does not apply."""
+    data = d.get("data") or {}
+    cache_only = kind == "thunder.unsound-hit" or (
+        kind.startswith("thunder.")
+        and data.get("control") == "agrees with eager"
+        and data.get("cache_hit") is True
+    )
+    flips = discriminator_.rsplit("|", 1)[-1]
+    if not cache_only or flips in ("", "?", "no-flip"):
+        return None
+    return (d.get("device", "cpu"), data.get("symbolic_cache"), flips)
 
 
 def local_rerun(sup: Supervisor) -> Rerun:
@@ -211,6 +232,9 @@ class Triage:
             return ""
         if self.normalized(a) == self.normalized(b):
             return "the same program up to renaming"
+        ca = cache_cause(a.item[0], a.item[2], pa)
+        if ca is not None and ca == cache_cause(b.item[0], b.item[2], pb):
+            return "a cache divergence across a flip of the same decision kind"
         ka, kb = cause_key(pa), cause_key(pb)
         if ka is None or kb is None:
             return ""

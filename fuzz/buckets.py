@@ -82,8 +82,13 @@ def flips_of(outcomes: Sequence[Sequence[Any]], kinds: Sequence[str]) -> dict[in
     return out
 
 
+# Thunder's interpreter wraps an exception raised while tracing: the same error, either way.
+_WRAPPED = re.compile(r"^((?:thunder raised )?)(?:\w+\.)*InterpreterError: Encountered exception ")
+
+
 def _error_head(text: str) -> str:
     first = (text or "").strip().splitlines()[0] if (text or "").strip() else "?"
+    first = _WRAPPED.sub(r"\1", first)
     first = re.sub(r"0x[0-9a-f]+", "ADDR", first)
     first = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", first)
     return _DIGITS.sub("N", first)[:80]

@@ -55,6 +55,8 @@ from fuzz.divergence import Divergence
 
 _CALL = re.compile(r"^call\[(\d+)\]")
 _ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*): ")
+# Thunder's interpreter wraps what a traced function raised: the inner type is the fact.
+_WRAPPED = re.compile(r"^\s*(?:\w+\.)*InterpreterError: Encountered exception ")
 
 
 def _leaves(value: Any) -> Iterator[Any]:
@@ -142,7 +144,8 @@ def number_types(args: Sequence[Any]) -> list[str]:
 
 def error_type(text: str | None) -> str | None:
     """The exception class of an `error_text` ("ValueError: bad size" -> "ValueError")."""
-    m = _ERROR_TYPE.match(text or "")
+    text = _WRAPPED.sub("", text or "")
+    m = _ERROR_TYPE.match(text)
     return m.group(1).rsplit(".", 1)[-1] if m else None
 
 

@@ -375,3 +375,47 @@ def test_cache_divergences_across_a_flip_of_one_decision_kind_are_one_bug(tmp_pa
     assert sorted(f.status for f in (a, b)) == ["merged", "new"]
     assert "decision kind" in (a.merge_reason or b.merge_reason)
     assert (c.status, d.status) == ("new", "new") and len(_cases(tmp_path)) == 3
+
+
+def test_the_same_wrong_figure_on_different_ops_is_one_bug(tmp_path):
+    """Rule (d): a planner one row short is one row short at every op; a promotion bug
+    gives the same wrong dtype wherever it shows. Another shortfall, or another dtype
+    pair, is another bug."""
+    under, result = "exir.under-allocation", "exir.runtime-result"
+
+    def finding(kind, disc, source, details="differs", **data):
+        d = _div(kind, "call[0]", f"{kind}@call#{disc}", details, inputs=[], at=disc)
+        d["data"].update(data)
+        return _finding(f"{kind}@call#{disc}", source, d)
+
+    short = [
+        finding(under, "x1", AMAX, planned_shape=[3, 4], actual_shape=[3, 5]),
+        finding(under, "narrow", NONZERO, planned_shape=[7, 7, 7], actual_shape=[8, 8, 8]),
+        finding(under, "sum", NONZERO_SUM, planned_shape=[2], actual_shape=[4]),
+    ]
+    dtype = [
+        finding(
+            result,
+            "mul",
+            AMAX_RENAMED.replace("amax", "amin"),
+            "output 1: dtype torch.int64, expected torch.float32",
+        ),
+        finding(
+            result,
+            "add",
+            AMAX.replace("amax", "sum"),
+            "output 0: dtype torch.int64, expected torch.float32",
+        ),
+        finding(
+            result,
+            "div",
+            AMAX.replace("amax", "prod"),
+            "output 0: dtype torch.bool, expected torch.float32",
+        ),
+    ]
+    _triage(tmp_path, short + dtype)
+    assert sorted(f.status for f in short[:2]) == ["merged", "new"]
+    assert short[2].status == "new"  # two rows short: another figure
+    assert sorted(f.status for f in dtype[:2]) == ["merged", "new"]
+    assert dtype[2].status == "new"
+    assert len(_cases(tmp_path)) == 4

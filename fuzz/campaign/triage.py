@@ -48,12 +48,17 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      bucket's flipped decisions, fuzz.buckets): the cache served a trace across a flip of
      that decision kind, whatever ops the programs run around it. A fixes-off night
      shows the stock cache's bug (#1525) in every program that flips a decision; this
-     files it once per decision kind instead of once per program.
+     files it once per decision kind instead of once per program; or
+ (d) both show the same wrong *figure*, whatever op it shows on: exir.under-allocation
+     findings whose planned shapes are short of eager's by the same amounts (a planner
+     or bound bug that is one row short is one row short at every op), or results of the
+     same kind with the same wrong dtype for the same expected one (a promotion bug).
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -107,6 +112,24 @@ def cache_cause(kind: str, discriminator_: str, d: dict[str, Any]) -> tuple | No
     if not cache_only or flips in ("", "?", "no-flip"):
         return None
     return (d.get("device", "cpu"), data.get("symbolic_cache"), flips)
+
+
+_DTYPE = re.compile(r"dtype (torch\.\w+), expected (torch\.\w+)")
+
+
+def figure_key(d: dict[str, Any]) -> tuple | None:
+    """What rule (d) compares (module docstring); None when it does not apply."""
+    data = d.get("data") or {}
+    if d["kind"] == "exir.under-allocation":
+        planned, actual = data.get("planned_shape"), data.get("actual_shape")
+        if isinstance(planned, list) and isinstance(actual, list) and len(planned) == len(actual):
+            short = sorted({a - p for p, a in zip(planned, actual) if a != p})
+            return (d["kind"], "short by", tuple(short)) if short else None
+        return None
+    if d["kind"] in ("exir.runtime-result", "thunder.wrong-result"):
+        if m := _DTYPE.search(d.get("details", "")):
+            return (d["kind"], "dtype", m.group(1), m.group(2))
+    return None
 
 
 def local_rerun(sup: Supervisor) -> Rerun:
@@ -235,6 +258,9 @@ class Triage:
         ca = cache_cause(a.item[0], a.item[2], pa)
         if ca is not None and ca == cache_cause(b.item[0], b.item[2], pb):
             return "a cache divergence across a flip of the same decision kind"
+        fa = figure_key(pa)
+        if fa is not None and fa == figure_key(pb):
+            return "the same wrong figure (" + " ".join(map(str, fa[1:])) + ")"
         ka, kb = cause_key(pa), cause_key(pb)
         if ka is None or kb is None:
             return ""

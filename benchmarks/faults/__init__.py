@@ -1,0 +1,86 @@
+"""Our own fault-injection benchmark (issue #17, item 7): plugins that each inject ONE
+realistic compiler bug into a stack under test, to measure whether the nightly campaign
+finds it (benchmarks/fault_bench.py) and a hand-written case per fault that proves it is
+live (tests/test_fault_plugins.py).
+
+Each module, imported (`python -m fuzz nightly|replay --plugin benchmarks.faults.NAME`,
+or `python -m fuzz.outcome CASE LANE cpu --plugin ...`), installs its fault at import
+time by exact, reversible monkeypatching (the original objects are kept; `uninstall()`
+puts them back). Faults go into the stacks under test (ExecuTorch EXIR, torch.export's
+decompositions, Thunder) or into our fixed Thunder cache (`fixes/thunder_symbolic_cache`),
+never into the harness (`fuzz/`). None is keyed on a harness name: each is a corner-case
+bug a compiler engineer could plausibly write (see each module's docstring).
+
+`FAULTS`: name -> (module, lane, what it breaks, where the fault is).
+"""
+
+from __future__ import annotations
+
+FAULTS: dict[str, tuple[str, str, str, str]] = {
+    "planner_overlap": (
+        "benchmarks.faults.planner_overlap",
+        "exir",
+        "greedy planner places a tensor at the inclusive end (offset + size - 1) of a live "
+        "one: two live tensors share a byte",
+        "executorch/exir/memory_planning.py: _find_max_overlapping_allocations_offset",
+    ),
+    "bound_exclusive": (
+        "benchmarks.faults.bound_exclusive",
+        "exir",
+        "a symbolic size's planned upper bound is one short (inclusive range read as exclusive)",
+        "executorch/exir/passes/sym_shape_eval_pass.py: eval_upper_bound",
+    ),
+    "specprop_binary_shortcut": (
+        "benchmarks.faults.specprop_binary_shortcut",
+        "exir",
+        "SpecPropPass gives add/sub/mul/maximum/minimum their first operand's spec "
+        "(broadcasting forgotten)",
+        "executorch/exir/passes/spec_prop_pass.py: SpecPropPass.__call__",
+    ),
+    "promotion_zero_dim": (
+        "benchmarks.faults.promotion_zero_dim",
+        "exir",
+        "mixed-type promotion ignores 0-dim operands (numbers) next to a dimensioned "
+        "tensor: int * 0.5 stays int",
+        "executorch/exir/passes/remove_mixed_type_operators.py: elementwise_dtypes",
+    ),
+    "cond_jump": (
+        "benchmarks.faults.cond_jump",
+        "exir",
+        "torch.cond's JumpFalse lands one instruction short: a false predicate skips both branches",
+        "executorch/exir/emit/_emitter.py: _Emitter._emit_cond",
+    ),
+    "export_transpose_size1": (
+        "benchmarks.faults.export_transpose_size1",
+        "exir",
+        "the transpose decomposition returns an alias (shape not swapped) when a "
+        "swapped dim is statically 1",
+        "torch/_decomp decomposition_table[aten.transpose.int] (torch._refs.transpose)",
+    ),
+    "recorder_forget_eq": (
+        "benchmarks.faults.recorder_forget_eq",
+        "thunder",
+        "the fixed symbolic cache does not log ==/!= decisions: a stale trace is served",
+        "fixes/thunder_symbolic_cache/recorder.py: _Recorder.decide, _Recorder.derive",
+    ),
+    "prologue_number_type": (
+        "benchmarks.faults.prologue_number_type",
+        "thunder",
+        "the fixed cache's prologue drops the type(n) checks of number inputs: 3.0 hits "
+        "a trace of 3",
+        "fixes/thunder_symbolic_cache/prologue.py: _generate",
+    ),
+    "thunder_keepdim_size1": (
+        "benchmarks.faults.thunder_keepdim_size1",
+        "thunder",
+        "reductions over size-1 dims keep the dim even with keepdim=False",
+        "thunder/torch/__init__.py: _reduction",
+    ),
+    "thunder_broadcast_max": (
+        "benchmarks.faults.thunder_broadcast_max",
+        "thunder",
+        "the broadcast size of a dim is max(sizes): 0 against 1 gives 1 (crash on empty "
+        "broadcasts)",
+        "thunder/clang/utils.py: compute_broadcast_shape",
+    ),
+}

@@ -32,7 +32,7 @@ MATCHES = (
         "kind": "exir.crash",
         "stage": "call",
         "details": r"method->execute\(\) failed with error 0x12",
-        "facts": {"ops": ["aten.nonzero.default", "aten.squeeze_copy.*"]},
+        "facts": {"ops": "aten.nonzero.default:non-contiguous"},
     },
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

@@ -10,8 +10,8 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 cond branches included), e.g. "aten.amax.default", "higher_order.cond";
                 the bound symbols of Thunder's initial trace for that call, e.g.
                 "torch.exp", "torch.Tensor.add_", "PrimIDs.GT". EXIR adds what the graph
-                says of a node: "<op>:non-contiguous" (its value's last dim is not
-                contiguous: a planned dim order other than the default),
+                says of a node: "<op>:non-contiguous" (its value's strides are not in
+                decreasing order: a planned dim order other than the default),
                 "higher_order.cond:constant-predicate" (export made the predicate a
                 constant) and "<higher-order op> x2" (it occurs more than once)
     inputs      how the call's tensor inputs share storage, sorted tags: "same-tensor"
@@ -167,14 +167,21 @@ def target_name(target: Any) -> str:
 
 
 def _non_contiguous(val: Any) -> bool:
-    """A node value whose last dim is not contiguous (a literal stride other than 1, or a
-    symbolic one), decided without guarding on symbolic sizes."""
+    """A node value whose strides are not in decreasing order, the dim order ExecuTorch
+    derives from them (`dim_order_from_stride`) then not the default one: `nonzero`'s
+    (n, 1) output with strides (1, n) is. Decided without guarding on symbolic sizes: a
+    literal stride before a symbolic one counts, as does a smaller literal before a
+    larger one."""
     if not isinstance(val, torch.Tensor) or val.dim() < 2:
         return False
-    size, stride = val.shape[-1], val.stride()[-1]
-    if isinstance(size, int) and size <= 1:
-        return False
-    return not (isinstance(stride, int) and stride == 1)
+    strides = val.stride()
+    for i, earlier in enumerate(strides):
+        for later in strides[i + 1 :]:
+            if isinstance(earlier, int) and not isinstance(later, int):
+                return True
+            if isinstance(earlier, int) and isinstance(later, int) and earlier < later:
+                return True
+    return False
 
 
 def graph_ops(modules: Iterable[torch.nn.Module]) -> list[str]:

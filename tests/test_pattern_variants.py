@@ -59,6 +59,18 @@ VARIANTS = {
             return [(torch.tensor([[[1.0, -1.0], [-2.0, 3.0]], [[-4.0, 5.0], [6.0, -7.0]]]),)]
         """,
     ),
+    # nonzero of a 1-d mask, (n, 1) planned column-major, then an op that checks dim
+    # orders: the form a fixes-on nightly met (the corpus case squeezes instead).
+    "executorch_nonzero_squeeze_dim_order": (
+        "exir",
+        """
+        def program(x, n):
+            return (torch.nonzero(torch.relu(x) > 0) * n,)
+
+        def calls():
+            return [(torch.tensor([1.0, -2.0, 3.0]), 0)]
+        """,
+    ),
     # Two conds with other branch ops: the first cond's result is overwritten.
     "executorch_cond_output_overwritten": (
         "exir",

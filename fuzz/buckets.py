@@ -94,7 +94,7 @@ def _error_head(text: str) -> str:
     return _DIGITS.sub("N", first)[:80]
 
 
-def _node_op(name: str | None) -> str:
+def node_op(name: str | None) -> str:
     last = (name or "?").split("/")[-1]
     op = _NODE_SUFFIX.sub("", re.sub(r"\[\d+\]$", "", last))
     # A program input's placeholder (x0, x1, arg0): which input is no root cause.
@@ -139,10 +139,10 @@ def discriminator(divergence: Mapping[str, Any], facts: ProgramFacts | None = No
             what = "mutation|" if "mutation" in divergence.get("details", "") else "sharing|"
         return f"{what}{control}|{_flipped(stage, facts)}"
     if kind in ("exir.spec-meta", "exir.under-allocation", "exir.bound-loss"):
-        return _node_op(data.get("aten") or data.get("node"))
+        return node_op(data.get("aten") or data.get("node"))
     if kind == "exir.pipeline-variance":
         changed = data.get("changed") or [{}]
-        return _node_op(changed[0].get("at")) if "error" not in data else _error_head(data["error"])
+        return node_op(changed[0].get("at")) if "error" not in data else _error_head(data["error"])
     if kind == "exir.aliasing":
         return str(data.get("rule", "?"))
     if kind == "exir.overlap":

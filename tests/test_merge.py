@@ -419,3 +419,20 @@ def test_the_same_wrong_figure_on_different_ops_is_one_bug(tmp_path):
     assert sorted(f.status for f in dtype[:2]) == ["merged", "new"]
     assert dtype[2].status == "new"
     assert len(_cases(tmp_path)) == 4
+
+
+def test_overlaps_of_the_same_two_kinds_of_node_are_one_bug_whatever_the_algorithm(tmp_path):
+    kind = "exir.overlap"
+
+    def finding(algo, a, b, source):
+        stage, bucket = f"memory-planning[{algo}]", f"{kind}@{algo}#{a}-{b}"
+        d = _div(kind, stage, bucket, inputs=[], ops=[f"aten.{a}", f"aten.{b}"])
+        d["data"].update(a=a, b=b, algo=algo)
+        return _finding(bucket, source, d)
+
+    greedy = finding("greedy", "alloc", "aten_view_copy_default", AMAX)
+    naive = finding("naive", "aten_view_copy_default_1", "alloc_2", NONZERO)
+    other = finding("naive", "aten_mul_tensor", "alloc", NONZERO_SUM)
+    _triage(tmp_path, [greedy, naive, other])
+    assert sorted(f.status for f in (greedy, naive)) == ["merged", "new"]
+    assert other.status == "new" and len(_cases(tmp_path)) == 2

@@ -52,7 +52,9 @@ The merge rule. Two new findings of the same lane and device are one root cause 
  (d) both show the same wrong *figure*, whatever op it shows on: exir.under-allocation
      findings whose planned shapes are short of eager's by the same amounts (a planner
      or bound bug that is one row short is one row short at every op), or results of the
-     same kind with the same wrong dtype for the same expected one (a promotion bug).
+     same kind with the same wrong dtype for the same expected one (a promotion bug), or
+     exir.overlap findings that overlap the same two kinds of node, whichever planning
+     algorithm showed it (the plan's inputs were wrong, not the algorithm).
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
@@ -65,7 +67,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fuzz.buckets import discriminator
+from fuzz.buckets import discriminator, node_op
 from fuzz.campaign.findings import Finding, render_finding
 from fuzz.campaign.protocol import sha
 from fuzz.campaign.supervisor import Supervisor
@@ -126,6 +128,8 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
             short = sorted({a - p for p, a in zip(planned, actual) if a != p})
             return (d["kind"], "short by", tuple(short)) if short else None
         return None
+    if d["kind"] == "exir.overlap" and data.get("a") and data.get("b"):
+        return (d["kind"], "between", *sorted((node_op(data["a"]), node_op(data["b"]))))
     if d["kind"] in ("exir.runtime-result", "thunder.wrong-result"):
         if m := _DTYPE.search(d.get("details", "")):
             return (d["kind"], "dtype", m.group(1), m.group(2))

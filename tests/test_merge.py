@@ -436,3 +436,26 @@ def test_overlaps_of_the_same_two_kinds_of_node_are_one_bug_whatever_the_algorit
     _triage(tmp_path, [greedy, naive, other])
     assert sorted(f.status for f in (greedy, naive)) == ["merged", "new"]
     assert other.status == "new" and len(_cases(tmp_path)) == 2
+
+
+def test_wrong_values_around_the_same_control_flow_are_one_bug(tmp_path):
+    """A cond that jumps wrong gives wrong values whatever its branches compute; two
+    conds (another construct) or no control flow at all stay apart."""
+    kind = "exir.runtime-result"
+
+    def finding(name, ops, source):
+        d = _div(
+            kind, "call[1]", f"{kind}@call#{name}", "output 0: values differ", inputs=[], ops=ops
+        )
+        return _finding(f"{kind}@call#{name}", source, d)
+
+    a = finding("a", ["aten.add.Tensor", "higher_order.cond"], AMAX)
+    b = finding("b", ["aten.mul.Tensor", "aten.sum.default", "higher_order.cond"], NONZERO)
+    two = finding(
+        "c", ["aten.mul.Tensor", "higher_order.cond", "higher_order.cond x2"], NONZERO_SUM
+    )
+    flat = finding("d", ["aten.neg.default"], AMAX_RENAMED.replace("amax", "amin"))
+    flat2 = finding("e", ["aten.exp.default"], AMAX.replace("amax", "sum"))
+    _triage(tmp_path, [a, b, two, flat, flat2])
+    assert sorted(f.status for f in (a, b)) == ["merged", "new"]
+    assert (two.status, flat.status, flat2.status) == ("new", "new", "new")

@@ -54,7 +54,10 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      or bound bug that is one row short is one row short at every op), or results of the
      same kind with the same wrong dtype for the same expected one (a promotion bug), or
      exir.overlap findings that overlap the same two kinds of node, whichever planning
-     algorithm showed it (the plan's inputs were wrong, not the algorithm).
+     algorithm showed it (the plan's inputs were wrong, not the algorithm), or wrong
+     values in programs with the same control flow and data-dependent ops (the same
+     higher-order ops, custom ops and tagged ops such as a non-default dim order:
+     `figure_key`), whatever elementwise ops surround them.
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
@@ -126,13 +129,26 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
         planned, actual = data.get("planned_shape"), data.get("actual_shape")
         if isinstance(planned, list) and isinstance(actual, list) and len(planned) == len(actual):
             short = sorted({a - p for p, a in zip(planned, actual) if a != p})
-            return (d["kind"], "short by", tuple(short)) if short else None
+            if short:
+                return (d["kind"], "short by", tuple(short))
+            if data.get("planned_bytes") and data.get("actual_bytes"):  # a narrower dtype
+                return (d["kind"], "bytes", data["actual_bytes"] / data["planned_bytes"])
         return None
     if d["kind"] == "exir.overlap" and data.get("a") and data.get("b"):
         return (d["kind"], "between", *sorted((node_op(data["a"]), node_op(data["b"]))))
     if d["kind"] in ("exir.runtime-result", "thunder.wrong-result"):
         if m := _DTYPE.search(d.get("details", "")):
             return (d["kind"], "dtype", m.group(1), m.group(2))
+        # Wrong values in programs whose control flow or data-dependent ops are the same:
+        # the construct, not the elementwise ops around it, is what the 1-minimal
+        # programs share (a cond that jumps wrong is wrong whatever its branches compute).
+        structural = sorted(
+            op
+            for op in ((data.get("facts") or {}).get("ops") or ())
+            if op.startswith(("higher_order.", "fuzz.")) or ":" in op
+        )
+        if structural:
+            return (d["kind"], stage_kind(d["stage"]), "around", *structural)
     return None
 
 

@@ -99,6 +99,7 @@ from fuzz.explore import explore
 e = explore(["exir"], max_examples={n}, seed={seed}, stop_on_first={stop}, kinds={kinds!r})
 print(json.dumps({{
     "examples": e.examples,
+    "skipped": e.skipped,
     "kinds": sorted(e.kinds),
     "counts": {{k.split(":", 1)[1]: v for k, v in e.counters.items()
                if k.startswith("divergence:")}},
@@ -130,6 +131,8 @@ def test_fixes_on_same_exploration_has_no_plan_divergences():
     """The same seeded run with the fix, every example: no spec/plan/aliasing divergence."""
     found = run_python(EXPLORE.format(n=EXAMPLES, seed=SEED, stop=False, kinds=None), fixes="on")
     assert found["examples"] == EXAMPLES, found
+    # Not vacuous: a lane that skipped every program would have no plan divergence either.
+    assert found["skipped"] <= EXAMPLES // 2, found
     bad = {k: v for k, v in found["counts"].items() if k in PLAN_KINDS}
     assert not bad, (
         f"fixes on, {found['examples']} examples: {bad}; first case:\n{found['source']}\n"
@@ -222,6 +225,8 @@ def calls():
     return [(torch.randn(3),), (torch.randn(4),)]
 DIMS = {"x0": {0: (3, 4)}}
 """)
+    (report,) = result.reports
+    assert report.skipped is None and report.counters["calls-checked"] >= 1, report.skipped
     assert not [d for d in result.divergences if d.kind == "exir.pipeline-variance"], [
         str(d) for d in result.divergences
     ]

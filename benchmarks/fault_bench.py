@@ -19,8 +19,10 @@ budget, workers). Per fault, from OUT/<name>/report.json:
   entries with such a bucket when the report has them, else the new buckets;
 * first detection: the time of the first "new bucket" event (supervisor events) of an
   attributable new bucket, seconds since the campaign started; else n/a;
-* known by mistake: findings with status "known"/"duplicate" whose bucket is not in the
-  baseline (the fault's divergence taken for a registered corpus bug);
+* known by mistake: findings with status "known" whose bucket is not in the baseline
+  (the fault's divergence taken for a registered corpus bug; a "duplicate" is a second
+  bucket of a new finding, not a registered bug), and how many "drifted" (new when
+  explored, a registered bug after shrinking: listed and exit 1, but not filed);
 * registered bugs seen only with the fault: corpus cases counted in report.json
   "known_bugs" (recognised while exploring, never filed) that the baseline did not count,
   with their program counts. Suggestive, not proof: the fault's divergences may match a
@@ -137,7 +139,8 @@ def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
         distinct_source = "distinct_bugs"
     else:
         distinct, distinct_source = len(new), "new findings"
-    mistaken = [f for f in findings if f["status"] in KNOWN]
+    mistaken = [f for f in findings if f["status"] == "known"]
+    drifted = [f for f in findings if f["status"] == "drifted"]
     known_here, known_base = doc.get("known_bugs", {}), baseline.get("known_bugs", {})
     newly_known = {Path(c).stem: n for c, n in known_here.items() if c not in known_base}
     detected = first_detection(doc, new_buckets or attributable)
@@ -149,6 +152,7 @@ def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
         "distinct_source": distinct_source,
         "first_detection_s": detected,
         "known_by_mistake": len(mistaken),
+        "drifted": len(drifted),
         "known_by_mistake_as": sorted({c for f in mistaken for c in f.get("known_as", [])}),
         # registered bugs (corpus case -> programs) counted in this run but not in the
         # baseline: the fault's divergences may match them, or the run simply explored
@@ -178,7 +182,9 @@ def markdown(rows: list[dict[str, Any]], baselines: dict[str, dict[str, Any]], a
             lines.append(f"| `{r['fault']}` | {r['lane']} | error: {r['error']} |||||||||")
             continue
         t = r["first_detection_s"]
-        mistaken = str(r["known_by_mistake"])
+        mistaken = str(r["known_by_mistake"]) + (
+            f" (+{r['drifted']} drifted)" if r.get("drifted") else ""
+        )
         if r["known_by_mistake_as"]:
             mistaken += " (" + ", ".join(f"`{c}`" for c in r["known_by_mistake_as"]) + ")"
         only = ", ".join(f"`{c}` ({n})" for c, n in r["registered_only_here"].items())

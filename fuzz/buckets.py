@@ -89,6 +89,9 @@ _WRAPPED = re.compile(r"^((?:thunder raised )?)(?:\w+\.)*InterpreterError: Encou
 def _error_head(text: str) -> str:
     first = (text or "").strip().splitlines()[0] if (text or "").strip() else "?"
     first = _WRAPPED.sub(r"\1", first)
+    # A symbolic size prints as its proxy, a concrete one as a number: the same error.
+    first = re.sub(r"\[IntegerProxy [^\]]*\]|\bIntegerProxy\(.*?\)", "N", first)
+    first = re.sub(r"\s+while tracing\b.*$", "", first)  # where Thunder was, not what
     first = re.sub(r"0x[0-9a-f]+", "ADDR", first)
     first = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", first)
     return _DIGITS.sub("N", first)[:80]

@@ -349,32 +349,38 @@ def test_which_program_input_was_under_allocated_is_one_bucket():
     assert under("aten_mm_default_3") == under("aten_mm_default") != under("gt")
 
 
-def test_cache_divergences_across_a_flip_of_one_decision_kind_are_one_bug(tmp_path):
-    """Rule (c): the stock cache's bug shows in every program that flips a decision; an
-    unsound hit and a cache-only wrong result across an `if-lt` flip are one bug, one
-    across an `if-mod` flip another, and a result the default cache gets wrong too is not
-    a cache bug at all."""
+def test_cache_divergences_of_one_cache_are_one_bug(tmp_path):
+    """Rule (c): the cache's key misses what a trace depends on; an unsound hit and a
+    cache-only wrong result at a hit are one bug whatever decision kind flipped, while a
+    result the default cache gets wrong too is not a cache bug, and the other cache's
+    divergences are another bug."""
     hit, wrong = "thunder.unsound-hit", "thunder.wrong-result"
-    cache_only = {"control": "agrees with eager", "cache_hit": True, "symbolic_cache": "stock"}
+    cache_only = {"control": "agrees with eager", "cache_hit": True, "symbolic_cache": "fixed"}
 
     def finding(kind, disc, source, **data):
         d = _div(kind, "call[1]", f"{kind}@call#{disc}", inputs=[], ops=[disc])
         d["data"].update(data)
         return _finding(f"{kind}@call#{disc}", source, d)
 
-    a = finding(hit, "ltorch.neg|if-lt", AMAX, symbolic_cache="stock")
+    a = finding(hit, "ltorch.neg|if-lt", AMAX, symbolic_cache="fixed")
     b = finding(wrong, "cache-only|if-lt", NONZERO, **cache_only)
-    c = finding(hit, "ltorch.add|if-mod", NONZERO_SUM, symbolic_cache="stock")
-    d = finding(
+    c = finding(hit, "ltorch.add|if-mod", NONZERO_SUM, symbolic_cache="fixed")
+    stock = finding(
+        hit,
+        "ltorch.sub|if-eq",
+        _program("def program(x0):\n    return (x0.sin(),)\n"),
+        symbolic_cache="stock",
+    )
+    shared = finding(
         wrong,
         "shared|if-lt",
         _program("def program(x0):\n    return (x0.exp(),)\n"),
         **(cache_only | {"control": "diverges too"}),
     )
-    _triage(tmp_path, [a, b, c, d])
-    assert sorted(f.status for f in (a, b)) == ["merged", "new"]
-    assert "decision kind" in (a.merge_reason or b.merge_reason)
-    assert (c.status, d.status) == ("new", "new") and len(_cases(tmp_path)) == 3
+    _triage(tmp_path, [a, b, c, stock, shared])
+    assert sorted(f.status for f in (a, b, c)) == ["merged", "merged", "new"]
+    assert "same cache" in (a.merge_reason or b.merge_reason)
+    assert (stock.status, shared.status) == ("new", "new") and len(_cases(tmp_path)) == 3
 
 
 def test_the_same_wrong_figure_on_different_ops_is_one_bug(tmp_path):

@@ -43,12 +43,13 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      "ops", a finding merges only by (a). A process crash (no facts but where it died)
      merges only by (a); or
  (c) both are Thunder cache divergences (an unsound hit, or a result only the symbolic
-     cache gets wrong, at a cache hit: the default-cache control agrees with eager) at a
-     call where the same kinds of shape decisions went a way no earlier call went (the
-     bucket's flipped decisions, fuzz.buckets): the cache served a trace across a flip of
-     that decision kind, whatever ops the programs run around it. A fixes-off night
-     shows the stock cache's bug (#1525) in every program that flips a decision; this
-     files it once per decision kind instead of once per program; or
+     cache gets wrong, at a cache hit: the default-cache control agrees with eager) of
+     the same cache (stock or fixed): the cache's key does not cover what a trace
+     depends on, whatever decision kind flipped (the bucket's flipped decisions,
+     fuzz.buckets, are listed as the buckets it absorbed) and whatever ops surround it.
+     A fixes-off night shows the stock cache's bug (#1525) in every program that flips a
+     decision, and one fault in our fix's recorder showed across six decision kinds;
+     this files each once instead of once per program or per decision kind; or
  (d) both show the same wrong *figure*, whatever op it shows on: exir.under-allocation
      findings whose planned shapes are short of eager's by the same amounts (a planner
      or bound bug that is one row short is one row short at every op), or results of the
@@ -105,7 +106,7 @@ def cause_key(d: dict[str, Any]) -> tuple | None:
     return (kind, stage, device, tuple(inputs), facts.get("error_type"), where, head)
 
 
-def cache_cause(kind: str, discriminator_: str, d: dict[str, Any]) -> tuple | None:
+def cache_cause(kind: str, d: dict[str, Any]) -> tuple | None:
     """What rule (c) compares (module docstring); None when it does not apply."""
     data = d.get("data") or {}
     cache_only = kind == "thunder.unsound-hit" or (
@@ -113,10 +114,9 @@ def cache_cause(kind: str, discriminator_: str, d: dict[str, Any]) -> tuple | No
         and data.get("control") == "agrees with eager"
         and data.get("cache_hit") is True
     )
-    flips = discriminator_.rsplit("|", 1)[-1]
-    if not cache_only or flips in ("", "?", "no-flip"):
+    if not cache_only:
         return None
-    return (d.get("device", "cpu"), data.get("symbolic_cache"), flips)
+    return (d.get("device", "cpu"), data.get("symbolic_cache"))
 
 
 _DTYPE = re.compile(r"dtype (torch\.\w+), expected (torch\.\w+)")
@@ -275,9 +275,9 @@ class Triage:
             return ""
         if self.normalized(a) == self.normalized(b):
             return "the same program up to renaming"
-        ca = cache_cause(a.item[0], a.item[2], pa)
-        if ca is not None and ca == cache_cause(b.item[0], b.item[2], pb):
-            return "a cache divergence across a flip of the same decision kind"
+        ca = cache_cause(a.item[0], pa)
+        if ca is not None and ca == cache_cause(b.item[0], pb):
+            return "a divergence of the same cache (its key misses what the trace depends on)"
         fa = figure_key(pa)
         if fa is not None and fa == figure_key(pb):
             return "the same wrong figure (" + " ".join(map(str, fa[1:])) + ")"

@@ -32,7 +32,7 @@ MATCHES = (
         "kind": "exir.crash",
         "stage": "call",
         "details": r"method->execute\(\) failed with error 0x12",
-        "facts": {"ops": "aten.nonzero.default:non-contiguous"},
+        "facts": {"ops": "aten.nonzero.default:dim-order"},
     },
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"

@@ -10,8 +10,9 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 cond branches included), e.g. "aten.amax.default", "higher_order.cond";
                 the bound symbols of Thunder's initial trace for that call, e.g.
                 "torch.exp", "torch.Tensor.add_", "PrimIDs.GT". EXIR adds what the graph
-                says of a node: "<op>:non-contiguous" (its value's strides are not in
-                decreasing order: a planned dim order other than the default),
+                says of a node: "<op>:dim-order" (its value's strides are not in
+                decreasing order: a planned dim order other than the default) and
+                "<op>:non-contiguous" (and its last dim is not contiguous),
                 "higher_order.cond:constant-predicate" (export made the predicate a
                 constant) and "<higher-order op> x2" (it occurs more than once)
     inputs      how the call's tensor inputs share storage, sorted tags: "same-tensor"
@@ -166,22 +167,30 @@ def target_name(target: Any) -> str:
     return f"{module}.{name}" if module else name
 
 
-def _non_contiguous(val: Any) -> bool:
-    """A node value whose strides are not in decreasing order, the dim order ExecuTorch
-    derives from them (`dim_order_from_stride`) then not the default one: `nonzero`'s
-    (n, 1) output with strides (1, n) is. Decided without guarding on symbolic sizes: a
-    literal stride before a symbolic one counts, as does a smaller literal before a
-    larger one."""
+def _layout_tags(val: Any) -> list[str]:
+    """What a node value's strides say, decided without guarding on symbolic sizes:
+
+    dim-order       its strides are not in decreasing order, so the dim order ExecuTorch
+                    derives from them (`dim_order_from_stride`) is not the default one:
+                    `nonzero`'s (n, 1) output with strides (1, n) is (a literal stride
+                    before a symbolic one counts, as does a smaller before a larger);
+    non-contiguous  moreover its last dim, of more than one element, is not contiguous:
+                    its elements are not laid out row-major (`nonzero`'s (n, 2) output).
+    """
     if not isinstance(val, torch.Tensor) or val.dim() < 2:
-        return False
+        return []
     strides = val.stride()
-    for i, earlier in enumerate(strides):
-        for later in strides[i + 1 :]:
-            if isinstance(earlier, int) and not isinstance(later, int):
-                return True
-            if isinstance(earlier, int) and isinstance(later, int) and earlier < later:
-                return True
-    return False
+    unordered = any(
+        isinstance(a, int) and (not isinstance(b, int) or a < b)
+        for i, a in enumerate(strides)
+        for b in strides[i + 1 :]
+    )
+    if not unordered:
+        return []
+    size, stride = val.shape[-1], strides[-1]
+    wide = not (isinstance(size, int) and size <= 1)
+    scattered = not (isinstance(stride, int) and stride == 1)  # never guard on a SymInt
+    return ["dim-order", "non-contiguous"] if wide and scattered else ["dim-order"]
 
 
 def graph_ops(modules: Iterable[torch.nn.Module]) -> list[str]:
@@ -198,8 +207,7 @@ def graph_ops(modules: Iterable[torch.nn.Module]) -> list[str]:
                     continue
                 name = target_name(n.target)
                 ops.add(name)
-                if _non_contiguous(n.meta.get("val")):
-                    ops.add(f"{name}:non-contiguous")
+                ops.update(f"{name}:{tag}" for tag in _layout_tags(n.meta.get("val")))
                 if name.startswith("higher_order."):
                     higher_order[name] += 1
                     if n.args and isinstance(n.args[0], bool):

@@ -23,6 +23,7 @@ from fuzz.campaign.report import (
 from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.stats import CampaignStats
 from fuzz.campaign.supervisor import CampaignSettings, Supervisor
+from tests.test_exir_limits import NO_FINITE_BOUND
 
 
 def _report(tmp_path: Path, lanes, records, unavailable=None) -> dict:
@@ -250,15 +251,7 @@ def test_without_the_injected_fault_the_small_program_has_no_oracle_error():
     assert report.counters["oracle-error"] == 0 and report.counters["calls-checked"] == 2
 
 
-UNBOUNDED = """
-import torch
-def program(x):
-    return (torch.masked_select(x, x > 0),)
-def calls():
-    return [(torch.randn(1),), (torch.randn(1),)]
-LANES = ("exir",)
-DIMS = {"x": {0: (1, 3)}}
-"""
+UNBOUNDED = NO_FINITE_BOUND  # the masked_select program tests/test_exir_limits.py uses
 
 
 def test_a_missing_bound_is_a_skip_with_the_proof_it_found():

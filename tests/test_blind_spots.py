@@ -22,23 +22,14 @@ from fuzz.campaign.report import (
 )
 from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.stats import CampaignStats
-from fuzz.campaign.supervisor import CampaignSettings, Supervisor
+from fuzz.campaign.supervisor import Supervisor
+from tests.test_campaign_parts import _settings as campaign_settings
 from tests.test_exir_limits import NO_FINITE_BOUND
 
 
 def _report(tmp_path: Path, lanes, records, unavailable=None) -> dict:
     """build_report of a campaign whose worker sent one Example per lane record."""
-    settings = CampaignSettings(
-        budget=60.0,
-        lanes=tuple(lanes),
-        devices=("cpu",),
-        fixes="off",
-        workers=1,
-        seed=1,
-        out=tmp_path,
-        quiet=True,
-    )
-    sup = Supervisor(settings)
+    sup = Supervisor(campaign_settings(tmp_path, lanes=tuple(lanes)))
     slot = sup.slots[0]
     sup.started(slot)
     sup.on_message(slot, Hello(1, "node-a", {}, {}, unavailable or {}, sup.harness))

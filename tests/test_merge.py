@@ -16,10 +16,11 @@ from fuzz.campaign.findings import Finding
 from fuzz.campaign.protocol import Hello, LaneStart, Start
 from fuzz.campaign.report import build_report
 from fuzz.campaign.report_md import render_markdown
-from fuzz.campaign.supervisor import CampaignSettings, Supervisor
+from fuzz.campaign.supervisor import Supervisor
 from fuzz.campaign.triage import Triage, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.procs import child_env, crash_site, run_isolated
+from tests.test_campaign_parts import _settings as campaign_settings
 
 CALLS = "\n\ndef calls():\n    return [(torch.randn({n}, 3),)]\n"
 
@@ -37,17 +38,8 @@ NONZERO_SUM = _program(
 )
 
 
-def _settings(tmp_path: Path) -> CampaignSettings:
-    return CampaignSettings(
-        budget=60.0,
-        lanes=("exir",),
-        devices=("cpu",),
-        fixes="on",
-        workers=1,
-        seed=1,
-        out=tmp_path,
-        quiet=True,
-    )
+def _settings(tmp_path: Path):
+    return campaign_settings(tmp_path, lanes=("exir",), fixes="on")
 
 
 def _div(kind: str, stage: str, bucket: str, details: str = "differs", **facts) -> dict:

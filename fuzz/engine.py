@@ -114,7 +114,6 @@ def run_case(
                 t0 = time.perf_counter()
                 annotate(case, calls, reference, device, report)
                 report.timings["control"] += time.perf_counter() - t0
-                attach_facts(report, calls)
                 report.divergences = _mark_known(report.divergences, known)
             if n_known := sum(map(is_known, report.divergences)):
                 report.counters["known-divergences"] += n_known

@@ -91,6 +91,8 @@ def _error_head(text: str) -> str:
     first = _WRAPPED.sub(r"\1", first)
     # A symbolic size prints as its proxy, a concrete one as a number: the same error.
     first = re.sub(r"\[IntegerProxy [^\]]*\]|\bIntegerProxy\(.*?\)", "N", first)
+    # Likewise torch's symbols (s71: a dynamic size, u0: an unbacked one) in ATen errors.
+    first = re.sub(r"\b[su]\d+\b", "N", first)
     first = re.sub(r"\s+while tracing\b.*$", "", first)  # where Thunder was, not what
     first = re.sub(r"0x[0-9a-f]+", "ADDR", first)
     first = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", first)

@@ -27,6 +27,12 @@ was written with column blocks. So each divergence carries `data["facts"]`:
     at          where it failed, when the lane knows: the op of the program line a Thunder
                 call raised in (LaneReport.details["at_by_call"]), the ATen node of a
                 planned tensor an EXIR plan check judged (data["aten"], suffix dropped)
+    origin      EXIR calls whose result or plan diverged: the first ATen node whose
+                value the edge program gets wrong on that call, "<op>:<nature>"
+                ("aten.mul.Tensor:dtype"; nature dtype, shape or values), and
+                origin_class, that op's class ("pointwise", "view" or the op itself);
+                absent when the edge program agrees with the ATen program (the fault is
+                later) (fuzz/backends/exir/origin.py, LaneReport.details["origin_by_call"])
 
 The call is the one the divergence's stage names ("call[2]"); for a stage that is not a
 call (export, to_edge, memory planning, probes) it is the call the lane built from (the
@@ -236,6 +242,10 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         at = re.sub(r"(_\d+)+$", "", d.data["aten"].split("/")[-1])
     if at:
         facts["at"] = at
+    origin = (details.get("origin_by_call") or {}).get(index) if m else None
+    if origin:  # fuzz/backends/exir/origin.py: the first node the lowering got wrong
+        facts["origin"] = f"{origin['op']}:{origin['nature']}"
+        facts["origin_class"] = origin["class"]
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)
     if kind := error_type(quoted):
         facts["error_type"] = kind

@@ -12,7 +12,7 @@ every field the pattern gives matches:
              data["error"] (an exception's text)
     facts    {fact: glob or [globs]}: what was observed about the run that diverged
              (fuzz/facts.py: "ops" as the lane saw them, "inputs" storage structure,
-             "sizes", "dtypes", "numbers", "error_type", "at"). For a list-valued fact
+             "sizes", "dtypes", "numbers", "error_type", "at", "origin"). For a list-valued fact
              every glob must match one of its elements ({"inputs": "same-tensor"},
              {"ops": ["aten.nonzero.default", "*dim_order*"]}); for a text fact the glob
              must match it ({"error_type": "IndexError"}). A divergence without the fact
@@ -45,7 +45,16 @@ from typing import Any
 from fuzz.divergence import KINDS, stage_kind
 
 FIELDS = ("kind", "stage", "details", "source", "data", "facts")
-FACTS = ("ops", "inputs", "sizes", "dtypes", "numbers", "error_type", "at")  # fuzz/facts.py
+FACTS = (
+    "ops",
+    "inputs",
+    "sizes",
+    "dtypes",
+    "numbers",
+    "error_type",
+    "at",
+    "origin",
+)  # fuzz/facts.py
 
 
 def glob(text: str, pattern: str) -> bool:

@@ -457,3 +457,54 @@ def test_wrong_values_around_the_same_control_flow_are_one_bug(tmp_path):
     _triage(tmp_path, [a, b, two, flat, flat2])
     assert sorted(f.status for f in (a, b)) == ["merged", "new"]
     assert (two.status, flat.status, flat2.status) == ("new", "new", "new")
+
+
+def test_divergences_that_start_at_the_same_wrong_node_are_one_bug(tmp_path):
+    """Rule (e): a lowering fault located at the same first wrong node is one bug whatever
+    kind it took further down (a wrong result here, a short buffer there); a wrong dtype
+    at any pointwise op is one promotion rule. Another nature, another view op, or wrong
+    values at another pointwise op stay apart."""
+
+    def finding(kind, name, source, origin, cls, **data):
+        d = _div(kind, "call[0]", f"{kind}@call#{name}", inputs=[], at=name, ops=[name])
+        d["data"]["facts"].update(origin=origin, origin_class=cls)
+        d["data"].update(data)
+        return _finding(f"{kind}@call#{name}", source, d)
+
+    result, under = "exir.runtime-result", "exir.under-allocation"
+    mul = finding(result, "mul", AMAX, "aten.mul.Tensor:dtype", "pointwise")
+    add = finding(under, "add", NONZERO, "aten.add.Tensor:dtype", "pointwise")
+    transpose = finding(result, "t", NONZERO_SUM, "aten.transpose.int:shape", "view")
+    transpose_short = finding(
+        under, "narrow", AMAX_RENAMED.replace("amax", "amin"), "aten.transpose.int:shape", "view"
+    )
+    permute = finding(
+        result, "p", AMAX.replace("amax", "sum"), "aten.permute.default:shape", "view"
+    )
+    sin = finding(
+        result, "sin", AMAX.replace("amax", "prod"), "aten.sin.default:values", "pointwise"
+    )
+    cos = finding(
+        result, "cos", AMAX.replace("amax", "mean"), "aten.cos.default:values", "pointwise"
+    )
+    _triage(tmp_path, [mul, add, transpose, transpose_short, permute, sin, cos])
+    assert sorted(f.status for f in (mul, add)) == ["merged", "new"]
+    assert sorted(f.status for f in (transpose, transpose_short)) == ["merged", "new"]
+    assert "the same first wrong node" in (add.merge_reason or mul.merge_reason)
+    assert (permute.status, sin.status, cos.status) == ("new", "new", "new")
+    assert len(_cases(tmp_path)) == 5
+
+
+def test_a_crash_head_is_the_same_whether_a_size_is_symbolic_or_concrete():
+    from fuzz.buckets import discriminator
+
+    def crash(error):
+        return {"kind": "exir.crash", "stage": "to_edge", "details": error, "data": {}}
+
+    head = "RuntimeError: Expected size for first two dimensions of batch2 tensor to be: "
+    symbolic = discriminator(crash(head + "[s6, s71] but got: [s6, 1]."))
+    concrete = discriminator(crash(head + "[1, s71] but got: [1, 1]."))
+    unbacked = discriminator(crash(head + "[u0, 4] but got: [u0, 1]."))
+    assert symbolic == concrete == unbacked
+    other = discriminator(crash("RuntimeError: Expected size for first two dimensions of x"))
+    assert other != symbolic

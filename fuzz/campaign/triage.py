@@ -58,7 +58,14 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      algorithm showed it (the plan's inputs were wrong, not the algorithm), or wrong
      values in programs with the same control flow and data-dependent ops (the same
      higher-order ops, custom ops and tagged ops such as a non-default dim order:
-     `figure_key`), whatever elementwise ops surround them.
+     `figure_key`), whatever elementwise ops surround them; or
+ (e) both start at the same wrong node (facts "origin", `origin_key`, EXIR): the first
+     ATen node whose value the edge program gets wrong on the diverging call is of the
+     same op with the same nature of difference (dtype, shape or values), whatever
+     kind the divergence took further down (a wrong result in one program, a short
+     buffer in another: one lowering fault). A wrong *dtype* at a pointwise op keys on
+     the class, not the op: pointwise ops share one type-promotion rule, so a promotion
+     fault shows at mul in one program and at add in the next.
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
@@ -150,6 +157,16 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
         if structural:
             return (d["kind"], stage_kind(d["stage"]), "around", *structural)
     return None
+
+
+def origin_key(d: dict[str, Any]) -> tuple | None:
+    """What rule (e) compares (module docstring); None without an origin."""
+    facts = (d.get("data") or {}).get("facts") or {}
+    origin, cls = facts.get("origin"), facts.get("origin_class")
+    if not isinstance(origin, str) or ":" not in origin:
+        return None
+    op, nature = origin.rsplit(":", 1)
+    return (d.get("device", "cpu"), nature, cls if nature == "dtype" and cls == "pointwise" else op)
 
 
 def local_rerun(sup: Supervisor) -> Rerun:
@@ -281,6 +298,9 @@ class Triage:
         fa = figure_key(pa)
         if fa is not None and fa == figure_key(pb):
             return "the same wrong figure (" + " ".join(map(str, fa[1:])) + ")"
+        oa = origin_key(pa)
+        if oa is not None and oa == origin_key(pb):
+            return f"the same first wrong node ({oa[2]} {oa[1]})"
         ka, kb = cause_key(pa), cause_key(pb)
         if ka is None or kb is None:
             return ""

@@ -34,6 +34,7 @@ import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import map_planned, mapping_counts
+from fuzz.backends.exir.origin import first_departure
 from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
@@ -42,6 +43,9 @@ from fuzz.oracles import exir_aliasing, exir_overlap, exir_plan, exir_variance
 from fuzz.oracles.exir_graph import PlannedTensor, graph_levels
 from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
+
+# Divergences a lowering fault can cause, worth locating (fuzz.backends.exir.origin).
+_LOCATED = frozenset({"exir.runtime-result", "exir.under-allocation", "exir.crash"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,6 +297,7 @@ class LaneRun:
                 self.report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
                 continue
             self.first_inside = fed if self.first_inside is None else self.first_inside
+            before = len(self.report.divergences)
             self.report.counters["calls-checked"] += 1
             self.report.details.setdefault("checked_calls", []).append(i)
             if not eager.error:
@@ -307,7 +312,25 @@ class LaneRun:
                 )
             if self.loaded is not None:
                 self.guard("runtime-result", lambda: self._runtime_result(fed, eager, stage))
+            if any(d.kind in _LOCATED for d in self.report.divergences[before:]):
+                self._locate(i, fed)
         self.report.details["legal_aliasing"] = dict(legal)
+
+    def _locate(self, index: int, fed: tuple) -> None:
+        """details["origin_by_call"][index]: where the edge program first departs from the
+        ATen program on this call (fuzz.backends.exir.origin; the facts' "origin")."""
+        try:
+            with self._timed("calls/origin"):
+                found = first_departure(self.b.ep, self.b.edge.exported_program(), fed)
+        except Exception as e:  # either program raising on the call: no origin, counted
+            self.report.counters["origin-error"] += 1
+            self.report.details.setdefault("origin_errors", []).append(
+                f"call[{index}]: {error_text(e, 200)}"
+            )
+            return
+        self.report.counters["origin-found" if found else "origin-none"] += 1
+        if found:
+            self.report.details.setdefault("origin_by_call", {})[index] = found
 
     def _under_allocation(self, fed: tuple, stage: str) -> None:
         """exir.under-allocation: each planned buffer against its reference's value."""

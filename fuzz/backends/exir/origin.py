@@ -1,0 +1,111 @@
+"""Where the edge program first departs from the ATen program on one call.
+
+One lowering fault shows as several kinds of divergence: a promotion pass that computes
+int instead of float gives a wrong runtime result in one program and an under-allocated
+buffer (a narrower dtype) in another; a decomposition that forgets to swap a size-1 dim
+gives a wrong shape here and a short buffer there. What they share is the first node at
+which the lowered program computes something else than the program it was lowered from.
+
+`first_departure(aten_ep, edge_ep, args)` runs both programs node by node on the call's
+inputs (fuzz.backends.exir.interpret: the ATen program is the eager reference, the edge
+program runs its own operators' real kernels) and walks the edge program in order. Each
+edge node descends from one ATen node (`meta['from_node']`, fuzz.backends.exir.mapping);
+the *last* edge node descended from an ATen node is the one that holds that node's
+value (a decomposition's intermediates and an inserted cast come before it). The first
+such node whose value differs from its ATen node's value is the departure, by its
+nature: `dtype`, `shape` or `values` (floats within the per-dtype tolerances of
+fuzz.oracles.results). Nodes inside control-flow branches are compared the same way
+when both programs ran the branch under the same name.
+
+None when the two programs agree on every node they share: the fault, if any, is later
+(to_executorch, the plan, the runtime) and this locates nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+
+from fuzz.backends.exir.interpret import interpret
+from fuzz.backends.exir.mapping import provenance_root
+from fuzz.facts import target_name
+from fuzz.oracles.exir_graph import graph_levels
+from fuzz.oracles.results import TOLERANCES
+from fuzz.tensors import copy_args
+
+
+def op_class(target: Any) -> str:
+    """ "pointwise" for ops tagged pointwise (they share one dtype rule: type promotion),
+    "view" for ops whose output aliases an input, else the op's own name."""
+    tags = getattr(target, "tags", ()) or ()
+    if torch.Tag.pointwise in tags:
+        return "pointwise"
+    schema = getattr(target, "_schema", None)
+    if schema is not None and not schema.is_mutable:
+        if any(r.alias_info is not None for r in schema.returns):
+            return "view"
+    return target_name(target)
+
+
+def difference(expected: Any, actual: Any) -> str | None:
+    """The nature of the first difference between two node values (None: the same)."""
+    exp, act = pytree.tree_leaves(expected), pytree.tree_leaves(actual)
+    if len(exp) != len(act):
+        return "shape"
+    for e, a in zip(exp, act):
+        if isinstance(e, torch.Tensor) != isinstance(a, torch.Tensor):
+            return "values"
+        if not isinstance(e, torch.Tensor):
+            if isinstance(e, (int, float, bool)) and e != a:
+                return "values"
+            continue
+        if e.dtype != a.dtype:
+            return "dtype"
+        if tuple(e.shape) != tuple(a.shape):
+            return "shape"
+        if e.numel() == 0:
+            continue
+        if e.dtype in TOLERANCES:
+            rtol, atol = TOLERANCES[e.dtype]
+            same = torch.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True).all()
+        else:
+            same = torch.equal(a, e)
+        if not bool(same):
+            return "values"
+    return None
+
+
+def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] | None:
+    """{"op", "class", "nature", "node"} of the first edge node whose value differs from
+    its ATen node's on `args`, or None (module docstring). Raises what interpreting
+    either program raises."""
+    reference = interpret(aten_ep, copy_args(args))
+    lowered = interpret(edge_ep, copy_args(args))
+    aten_nodes = {
+        (path, n.name): n
+        for path, gm in graph_levels(aten_ep.graph_module)
+        for n in gm.graph.nodes
+        if n.op == "call_function"
+    }
+    for path, gm in graph_levels(edge_ep.graph_module):
+        holder: dict[str, torch.fx.Node] = {}  # ATen node name -> last edge node from it
+        for n in gm.graph.nodes:
+            if n.op == "call_function" and (root := provenance_root(n)) is not None:
+                holder[root] = n
+        last = {id(n): root for root, n in holder.items()}
+        for n in gm.graph.nodes:
+            root = last.get(id(n))
+            source = aten_nodes.get((path, root)) if root is not None else None
+            if source is None or (path, n.name) not in lowered or (path, root) not in reference:
+                continue
+            nature = difference(reference[(path, root)], lowered[(path, n.name)])
+            if nature is not None:
+                return {
+                    "op": target_name(source.target),
+                    "class": op_class(source.target),
+                    "nature": nature,
+                    "node": root,
+                }
+    return None

@@ -1,0 +1,106 @@
+"""Where the edge program first departs from the ATen program (fuzz/backends/exir/origin.py).
+
+Ground truth comes from real lowering faults: two of the fault benchmark's plugins
+(benchmarks/faults/, installed here for one test and uninstalled after), and an edge
+graph corrupted by hand. Without a fault the two programs agree and nothing is located.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import torch
+
+from fuzz.backends.exir.origin import difference, first_departure, op_class
+from fuzz.backends.exir.pipeline import build
+
+
+def _departure(program, args, dims=None, fault: str | None = None):
+    module = importlib.import_module(f"benchmarks.faults.{fault}") if fault else None
+    if module is not None:
+        module.install()
+    try:
+        b = build(program, args, dims or {})
+        return first_departure(b.ep, b.edge.exported_program(), args)
+    finally:
+        if module is not None:
+            module.uninstall()
+
+
+def int_times_half(x):
+    return (x * 0.5 + 1.0,)
+
+
+def transpose_then_scale(x):
+    return (x.transpose(0, 1) * 2.0,)
+
+
+INT_ARGS = (torch.tensor([1, 2, 3], dtype=torch.int32),)
+ROW_ARGS = (torch.randn(1, 4),)
+
+
+@pytest.mark.parametrize(
+    "program, args, fault, expected",
+    [
+        (
+            int_times_half,
+            INT_ARGS,
+            "promotion_zero_dim",
+            {"op": "aten.mul.Tensor", "class": "pointwise", "nature": "dtype", "node": "mul"},
+        ),
+        (
+            transpose_then_scale,
+            ROW_ARGS,
+            "export_transpose_size1",
+            {"op": "aten.transpose.int", "class": "view", "nature": "shape", "node": "transpose"},
+        ),
+    ],
+)
+def test_a_lowering_fault_is_located_at_the_first_node_it_gets_wrong(
+    program, args, fault, expected
+):
+    assert _departure(program, args, fault=fault) == expected
+    assert _departure(program, args) is None  # the stock lowering agrees node by node
+
+
+def test_a_wrong_kernel_in_the_edge_graph_is_located_by_its_values():
+    def program(x):
+        return (torch.sin(x) * 2.0,)
+
+    args = (torch.randn(3, 4),)
+    b = build(program, args, {})
+    edge_ep = b.edge.exported_program()
+    (sin,) = [n for n in edge_ep.graph.nodes if "sin" in str(n.target)]
+    sin.target = _edge_op("cos")  # the edge program now runs another kernel
+    edge_ep.graph_module.recompile()
+    found = first_departure(b.ep, edge_ep, args)
+    assert found == {
+        "op": "aten.sin.default",
+        "class": "pointwise",
+        "nature": "values",
+        "node": "sin",
+    }
+
+
+def _edge_op(name: str):
+    from executorch.exir.dialects._ops import ops as exir_ops
+
+    return getattr(exir_ops.edge.aten, name).default
+
+
+def test_differences_are_told_by_nature_with_float_tolerances():
+    a = torch.tensor([1.0, 2.0])
+    assert difference(a, a + 1e-7) is None  # within float32's tolerance
+    assert difference(a, a + 1.0) == "values"
+    assert difference(a, a.to(torch.float64)) == "dtype"
+    assert difference(a, a.view(2, 1)) == "shape"
+    assert difference((a, 3), (a, 4)) == "values"
+    assert difference(torch.tensor([1, 2]), torch.tensor([1, 3])) == "values"
+
+
+def test_op_classes():
+    aten = torch.ops.aten
+    assert op_class(aten.add.Tensor) == op_class(aten.mul.Tensor) == "pointwise"
+    assert op_class(aten.transpose.int) == op_class(aten.narrow.default) == "view"
+    assert op_class(aten.bmm.default) == "aten.bmm.default"

@@ -88,7 +88,7 @@ def bugs_md(corpus_dir: Path = ROOT / "corpus") -> str:
             (
                 f"`{path.stem}`",
                 ", ".join(meta.get("LANES") or ("all",)),
-                ", ".join(f"`{k}`" for k in case_kinds(meta)),
+                ", ".join(f"`{k}`" for k in case_kinds(meta)) or "none named",
                 upstream or NO_UPSTREAM,
                 first_paragraph(_docstring(path)),
             )

@@ -1,0 +1,167 @@
+"""The documentation says what the code does: the generated parts of docs/ are current, the
+tables a reader trusts equal the code they describe, and the README's commands, options,
+exit statuses and links are real.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import tomllib
+
+import fuzz.docs
+from fuzz.case import case_metadata
+from fuzz.corpus import DirectoryCorpus
+from fuzz.divergence import KINDS
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+README_MAX_LINES = 200
+# Options of other programs the README shows (ray, redis-server, pip, ruff), not ours.
+OTHER_PROGRAMS_OPTIONS = {
+    "--head",
+    "--port",
+    "--address",
+    "--save",
+    "--target",
+    "--no-deps",
+    "--check",
+}
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    """The body rows of the Markdown tables in `text`, cells stripped and unescaped."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("| ") and not line.startswith("|---"):
+            cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+            rows.append([c.strip().replace("\\|", "|") for c in cells])
+    return rows
+
+
+def _block(path: Path, name: str) -> str:
+    match = re.search(
+        rf"<!-- BEGIN GENERATED {name}\b[^>]*-->\n(.*?)<!-- END GENERATED {name} -->",
+        path.read_text(),
+        re.S,
+    )
+    assert match, f"{path.name} has no generated block {name!r}"
+    return match.group(1)
+
+
+def _pyproject_contracts() -> list[dict]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+
+
+def test_generated_docs_are_current():
+    stale = fuzz.docs.stale(ROOT)
+    assert stale == [], f"stale: {stale}; run `{fuzz.docs.REGENERATE}` and commit the result"
+
+
+def test_the_kinds_table_in_the_docs_is_the_catalogue_in_the_code():
+    rows = _table_rows(_block(ROOT / "docs" / "reference.md", "kinds"))
+    documented = {kind.strip("`"): meaning for kind, meaning in rows[1:]}
+    assert documented == {kind: " ".join(meaning.split()) for kind, meaning in KINDS.items()}
+
+
+def test_bugs_md_lists_every_corpus_case_with_its_upstream_report():
+    rows = _table_rows((ROOT / "docs" / "bugs.md").read_text())
+    header = rows[0]
+    cases = {
+        row[0].strip("`"): dict(zip(header, row))
+        for row in rows[1:]
+        if len(row) == len(header) and row[0].startswith("`")
+    }
+    corpus = DirectoryCorpus(ROOT / "corpus")
+    assert sorted(cases) == corpus.keys()
+    for name in corpus.keys():
+        meta = case_metadata(corpus.fetch(name))
+        assert cases[name]["upstream"] == (meta.get("UPSTREAM") or fuzz.docs.NO_UPSTREAM), name
+        for kind in meta.get("EXPECT") or ():
+            assert f"`{kind}`" in cases[name]["kinds"], (name, kind)
+
+
+def test_the_layer_groups_in_fuzz_init_follow_the_import_linter_order():
+    (layers,) = [c["layers"] for c in _pyproject_contracts() if c["type"] == "layers"]
+    depth = {m.strip(): i for i, layer in enumerate(layers) for m in layer.split(":")}
+    doc = fuzz.__doc__.split("Layers,", 1)[1].split("\n\n", 1)[0]
+    groups: list[tuple[str, list[str]]] = []
+    for line in doc.splitlines()[1:]:
+        if re.match(r"    \w", line):
+            groups.append((line.split()[0], []))
+        groups[-1][1].extend(re.findall(r"fuzz\.[\w.]+\w", line))
+    assert [g for g, _ in groups] == ["core", "generator", "lanes", "commands"]
+    for (lower, lower_modules), (upper, upper_modules) in zip(groups, groups[1:]):
+        assert all(m in depth for m in lower_modules + upper_modules)
+        # pyproject lists layers from the top: a lower group has larger depths.
+        assert min(depth[m] for m in lower_modules) > max(depth[m] for m in upper_modules), (
+            f"fuzz/__init__.py puts {lower} below {upper}, pyproject.toml does not"
+        )
+
+
+def test_the_torch_free_core_the_docs_name_imports_without_torch():
+    (core,) = [
+        c["source_modules"]
+        for c in _pyproject_contracts()
+        if c["type"] == "forbidden" and "torch" in c["forbidden_modules"]
+    ]
+    code = "import sys; sys.modules['torch'] = None; import fuzz.docs, " + ", ".join(core)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_the_readme_is_a_short_guide_without_commit_hashes():
+    text = README.read_text()
+    assert len(text.splitlines()) <= README_MAX_LINES
+    hashes = [
+        h
+        for h in re.findall(r"\b[0-9a-f]{7,40}\b", text)
+        if re.search(r"[a-f]", h) and re.search(r"\d", h)
+    ]
+    assert hashes == []
+
+
+def test_the_readme_test_command_is_the_one_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text()
+    (command,) = [
+        line.strip()
+        for line in ci.splitlines()
+        if "python -m pytest" in line and not line.lstrip().startswith(("echo", "#"))
+    ]
+    readme = README.read_text()
+    assert re.search(rf"^{re.escape(command)}\s+# the tests$", readme, re.M)
+    assert re.search(r"^bash \.ci/with-env python -m fuzz nightly\s+# the main job", readme, re.M)
+
+
+def test_every_option_the_readme_names_exists():
+    from fuzz.__main__ import build_parser
+
+    parser = build_parser()
+    ours = {
+        option
+        for sub in parser._subparsers._group_actions[0].choices.values()
+        for action in sub._actions
+        for option in action.option_strings
+    }
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", README.read_text()))
+    assert named - OTHER_PROGRAMS_OPTIONS - ours == set()
+
+
+def test_the_readme_exit_table_has_the_report_exit_codes():
+    from fuzz.campaign import report
+
+    section = README.read_text().split("Exit status of `nightly`:", 1)[1].split("\n\n", 2)[1]
+    codes = {int(row[0]) for row in _table_rows(section)[1:]}
+    assert codes == {report.EXIT_CLEAN, report.EXIT_NEW, report.EXIT_ERRORS, report.EXIT_BLIND}
+
+
+def test_links_in_the_readme_and_docs_point_to_files_that_exist():
+    missing = []
+    for doc in [README, ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", doc.read_text()):
+            if not (doc.parent / target).exists():
+                missing.append(f"{doc.relative_to(ROOT)} -> {target}")
+    assert missing == []

@@ -25,22 +25,19 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import torch
-import torch.utils._pytree as pytree
-
 import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.mirror as mirror
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import map_planned, mapping_counts
-from fuzz.backends.exir.origin import first_departure
+from fuzz.backends.exir.origin import locate
 from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord
 from fuzz.oracles import exir_aliasing, exir_overlap, exir_plan, exir_variance
-from fuzz.oracles.exir_graph import PlannedTensor, graph_levels
+from fuzz.oracles.exir_graph import PlannedTensor
 from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
 
@@ -177,7 +174,7 @@ class LaneRun:
         if pipeline.is_bound_error(error):
             if any(d.kind == "exir.bound-loss" for d in report.divergences):
                 return
-            report.details["unbounded"] = proof = unbounded_sizes(self.b.ep)
+            report.details["unbounded"] = proof = pipeline.unbounded_sizes(self.b.ep)
             if proof:
                 report.skipped = f"no finite upper bound: {proof[0]}: {str(error).strip()[:300]}"
                 report.counters["unsupported-skip"] += 1
@@ -317,20 +314,8 @@ class LaneRun:
         self.report.details["legal_aliasing"] = dict(legal)
 
     def _locate(self, index: int, fed: tuple) -> None:
-        """details["origin_by_call"][index]: where the edge program first departs from the
-        ATen program on this call (fuzz.backends.exir.origin; the facts' "origin")."""
-        try:
-            with self._timed("calls/origin"):
-                found = first_departure(self.b.ep, self.b.edge.exported_program(), fed)
-        except Exception as e:  # either program raising on the call: no origin, counted
-            self.report.counters["origin-error"] += 1
-            self.report.details.setdefault("origin_errors", []).append(
-                f"call[{index}]: {error_text(e, 200)}"
-            )
-            return
-        self.report.counters["origin-found" if found else "origin-none"] += 1
-        if found:
-            self.report.details.setdefault("origin_by_call", {})[index] = found
+        with self._timed("calls/origin"):
+            locate(self.report, index, self.b.ep, self.b.edge.exported_program(), fed)
 
     def _under_allocation(self, fed: tuple, stage: str) -> None:
         """exir.under-allocation: each planned buffer against its reference's value."""
@@ -407,16 +392,3 @@ class LaneRun:
         if self.loaded is not None:
             self.loaded.close()  # the Method goes before its Program
             self.loaded = None
-
-
-def unbounded_sizes(ep: Any) -> list[str]:
-    """Each tensor of the ATen program (nested graphs too), as "node: shape", with a size
-    of no finite upper bound under the ranges the program declares."""
-    ranges = exir_plan.declared_ranges(ep)
-    return [
-        f"{node.name}: {tuple(v.shape)}"
-        for _, level in graph_levels(ep.graph_module)
-        for node in level.graph.nodes
-        for v in pytree.tree_leaves(node.meta.get("val"))
-        if isinstance(v, torch.Tensor) and exir_plan.numel_bound(v, ranges) is None
-    ]

@@ -28,8 +28,10 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import provenance_root
+from fuzz.errors import error_text
 from fuzz.facts import target_name
 from fuzz.oracles.exir_graph import graph_levels
 from fuzz.oracles.results import TOLERANCES
@@ -109,3 +111,20 @@ def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] |
                     "node": root,
                 }
     return None
+
+
+def locate(report: LaneReport, index: int, aten_ep: Any, edge_ep: Any, fed: tuple) -> None:
+    """Record the first departure on call `index` in report.details["origin_by_call"]
+    (where fuzz.facts finds it); either program raising on the call is counted
+    ("origin-error", details["origin_errors"]), not judged: it locates nothing."""
+    try:
+        found = first_departure(aten_ep, edge_ep, fed)
+    except Exception as e:
+        report.counters["origin-error"] += 1
+        report.details.setdefault("origin_errors", []).append(
+            f"call[{index}]: {error_text(e, 200)}"
+        )
+        return
+    report.counters["origin-found" if found else "origin-none"] += 1
+    if found:
+        report.details.setdefault("origin_by_call", {})[index] = found

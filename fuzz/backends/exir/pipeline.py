@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch.utils._pytree as pytree
 from executorch.exir import EdgeCompileConfig, ExecutorchBackendConfig, to_edge
 from executorch.exir.passes.sym_shape_eval_pass import ConstraintBasedSymShapeEvalPass
 from torch._export.verifier import SpecViolationError
@@ -52,7 +53,8 @@ from fuzz.backends.exir.mirror import (  # noqa: F401
 )
 from fuzz.backends.exir.speedups import install as install_speedups
 from fuzz.errors import error_text
-from fuzz.oracles.exir_graph import SpecRecord
+from fuzz.oracles import exir_plan
+from fuzz.oracles.exir_graph import SpecRecord, graph_levels
 
 
 class ExportRefused(Exception):
@@ -293,3 +295,16 @@ def build(
         result.error = e
     result.timings["to_executorch"] = time.perf_counter() - t
     return result
+
+
+def unbounded_sizes(ep: Any) -> list[str]:
+    """Each tensor of the ATen program (nested graphs too), as "node: shape", with a size
+    of no finite upper bound under the ranges the program declares."""
+    ranges = exir_plan.declared_ranges(ep)
+    return [
+        f"{node.name}: {tuple(v.shape)}"
+        for _, level in graph_levels(ep.graph_module)
+        for node in level.graph.nodes
+        for v in pytree.tree_leaves(node.meta.get("val"))
+        if isinstance(v, torch.Tensor) and exir_plan.numel_bound(v, ranges) is None
+    ]

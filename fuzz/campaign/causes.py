@@ -1,0 +1,160 @@
+"""When two new findings are one root cause: the merge rule triage files by.
+
+The merge rule. Two new findings of the same lane and device are one root cause when
+ (a) their programs are the same up to renaming: fuzz.signature.normalize_source
+     (canonical names; docstrings, metadata and calls(), i.e. the inputs, ignored) gives
+     the same text, whatever their kinds; or
+ (b) the divergence each was shrunk for matches a divergence of the other on every
+     discriminating fact (`cause_key`): the same kind and stage kind; the same storage
+     structure of the inputs (facts "inputs"); the same exception class (facts
+     "error_type", when either has one); the same failing node or op (facts "at", when
+     either has one; when neither has, the same ops as the lane saw them, facts "ops", so
+     two runtime-result findings on different ops stay two bugs); and for a crash the
+     same normalized error head (fuzz.buckets.discriminator). A fact missing on either
+     side is unknown and never matches: without "inputs", or without both "at" and
+     "ops", a finding merges only by (a). A process crash (no facts but where it died)
+     merges only by (a); or
+ (c) both are Thunder cache divergences (an unsound hit, or a result only the symbolic
+     cache gets wrong, at a cache hit: the default-cache control agrees with eager) of
+     the same cache (stock or fixed): the cache's key does not cover what a trace
+     depends on, whatever decision kind flipped (the bucket's flipped decisions,
+     fuzz.buckets, are listed as the buckets it absorbed) and whatever ops surround it.
+     A fixes-off night shows the stock cache's bug (#1525) in every program that flips a
+     decision, and one fault in our fix's recorder showed across six decision kinds;
+     this files each once instead of once per program or per decision kind; or
+ (d) both show the same wrong *figure*, whatever op it shows on: exir.under-allocation
+     findings whose planned shapes are short of eager's by the same amounts (a planner
+     or bound bug that is one row short is one row short at every op), or results of the
+     same kind with the same wrong dtype for the same expected one (a promotion bug), or
+     exir.overlap findings that overlap the same two kinds of node, whichever planning
+     algorithm showed it (the plan's inputs were wrong, not the algorithm), or wrong
+     values in programs with the same control flow and data-dependent ops (the same
+     higher-order ops, custom ops and tagged ops such as a non-default dim order:
+     `figure_key`), whatever elementwise ops surround them; or
+ (e) both start at the same wrong node (facts "origin", `origin_key`, EXIR): the first
+     ATen node whose value the edge program gets wrong on the diverging call is of the
+     same op with the same nature of difference (dtype, shape or values), whatever
+     kind the divergence took further down (a wrong result in one program, a short
+     buffer in another: one lowering fault). A wrong *dtype* at a pointwise op keys on
+     the class, not the op: pointwise ops share one type-promotion rule, so a promotion
+     fault shows at mul in one program and at add in the next.
+Groups are closed transitively. `merge_reason` says which rule joined a finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from fuzz.buckets import discriminator, node_op
+from fuzz.campaign.findings import Finding
+from fuzz.divergence import stage_kind
+
+
+def primary(f: Finding) -> dict[str, Any]:
+    """The divergence the finding was shrunk for (its bucket's)."""
+    return next((d for d in f.divergences if d.get("bucket") == f.bucket), f.divergences[0])
+
+
+def cause_key(d: dict[str, Any]) -> tuple | None:
+    """What rule (b) compares (module docstring); None when the facts do not tell."""
+    facts = (d.get("data") or {}).get("facts")
+    if not isinstance(facts, dict) or d.get("stage") == "process":
+        return None
+    inputs, at, ops = facts.get("inputs"), facts.get("at"), facts.get("ops")
+    if not isinstance(inputs, list):
+        return None
+    if at:
+        where: tuple = ("at", str(at))
+    elif ops:
+        where = ("ops", tuple(ops))
+    else:
+        return None
+    head = discriminator(d) if d["kind"].endswith(".crash") else ""
+    kind, stage, device = d["kind"], stage_kind(d["stage"]), d.get("device", "cpu")
+    return (kind, stage, device, tuple(inputs), facts.get("error_type"), where, head)
+
+
+def cache_cause(kind: str, d: dict[str, Any]) -> tuple | None:
+    """What rule (c) compares (module docstring); None when it does not apply."""
+    data = d.get("data") or {}
+    cache_only = kind == "thunder.unsound-hit" or (
+        kind.startswith("thunder.")
+        and data.get("control") == "agrees with eager"
+        and data.get("cache_hit") is True
+    )
+    if not cache_only:
+        return None
+    return (d.get("device", "cpu"), data.get("symbolic_cache"))
+
+
+_DTYPE = re.compile(r"dtype (torch\.\w+), expected (torch\.\w+)")
+
+
+def figure_key(d: dict[str, Any]) -> tuple | None:
+    """What rule (d) compares (module docstring); None when it does not apply."""
+    data = d.get("data") or {}
+    if d["kind"] == "exir.under-allocation":
+        planned, actual = data.get("planned_shape"), data.get("actual_shape")
+        if isinstance(planned, list) and isinstance(actual, list) and len(planned) == len(actual):
+            short = sorted({a - p for p, a in zip(planned, actual) if a != p})
+            if short:
+                return (d["kind"], "short by", tuple(short))
+            if data.get("planned_bytes") and data.get("actual_bytes"):  # a narrower dtype
+                return (d["kind"], "bytes", data["actual_bytes"] / data["planned_bytes"])
+        return None
+    if d["kind"] == "exir.overlap" and data.get("a") and data.get("b"):
+        return (d["kind"], "between", *sorted((node_op(data["a"]), node_op(data["b"]))))
+    if d["kind"] in ("exir.runtime-result", "thunder.wrong-result"):
+        if m := _DTYPE.search(d.get("details", "")):
+            return (d["kind"], "dtype", m.group(1), m.group(2))
+        # Wrong values in programs whose control flow or data-dependent ops are the same:
+        # the construct, not the elementwise ops around it, is what the 1-minimal
+        # programs share (a cond that jumps wrong is wrong whatever its branches compute).
+        structural = sorted(
+            op
+            for op in ((data.get("facts") or {}).get("ops") or ())
+            if op.startswith(("higher_order.", "fuzz.")) or ":" in op
+        )
+        if structural:
+            return (d["kind"], stage_kind(d["stage"]), "around", *structural)
+    return None
+
+
+def origin_key(d: dict[str, Any]) -> tuple | None:
+    """What rule (e) compares (module docstring); None without an origin."""
+    facts = (d.get("data") or {}).get("facts") or {}
+    origin, cls = facts.get("origin"), facts.get("origin_class")
+    if not isinstance(origin, str) or ":" not in origin:
+        return None
+    op, nature = origin.rsplit(":", 1)
+    return (d.get("device", "cpu"), nature, cls if nature == "dtype" and cls == "pointwise" else op)
+
+
+def same_cause(a: Finding, b: Finding, normalized: Callable[[Finding], str]) -> str:
+    """Why `a` and `b` are one root cause ("" when they are not): the module's rule.
+    `normalized` gives a finding's normalized program (triage caches it)."""
+    pa, pb = primary(a), primary(b)
+    if (pa["kind"].split(".")[0], pa.get("device")) != (
+        pb["kind"].split(".")[0],
+        pb.get("device"),
+    ):
+        return ""
+    if normalized(a) == normalized(b):
+        return "the same program up to renaming"
+    ca = cache_cause(a.item[0], pa)
+    if ca is not None and ca == cache_cause(b.item[0], pb):
+        return "a divergence of the same cache (its key misses what the trace depends on)"
+    fa = figure_key(pa)
+    if fa is not None and fa == figure_key(pb):
+        return "the same wrong figure (" + " ".join(map(str, fa[1:])) + ")"
+    oa = origin_key(pa)
+    if oa is not None and oa == origin_key(pb):
+        return f"the same first wrong node ({oa[2]} {oa[1]})"
+    ka, kb = cause_key(pa), cause_key(pb)
+    if ka is None or kb is None:
+        return ""
+    if ka in {cause_key(d) for d in b.divergences} and kb in {cause_key(d) for d in a.divergences}:
+        return "the same kind, stage and facts"
+    return ""

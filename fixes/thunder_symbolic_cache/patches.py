@@ -37,7 +37,10 @@ import functools
 import threading
 
 from fixes._patching import Patch, apply_all, restore_all
+from fixes.thunder_symbolic_cache.metas import meta_adaptor_function, record_meta_call
+from fixes.thunder_symbolic_cache.or_checks import or_operand_sites
 from fixes.thunder_symbolic_cache.recorder import (
+    _OR_OPERAND_SITES,
     _current,
     _local,
     _record_binary,
@@ -56,7 +59,7 @@ from fixes.thunder_symbolic_cache.value import (
 
 _lock = threading.Lock()
 _installed: list[Patch] | None = None  # the applied table, None when not installed
-_codes_before: tuple[set, set] = (set(), set())
+_codes_before: tuple[set, set, set] = (set(), set(), set())
 
 
 def installed_patches() -> tuple[Patch, ...]:
@@ -81,7 +84,8 @@ def install() -> None:
 
         table = _table(thunder, jit_ext, proxies, tutils)
         # Collected before anything is patched: the original method code objects.
-        _codes_before = (set(_BENIGN_CODES), set(_PASS_THROUGH_CODES))
+        _codes_before = (set(_BENIGN_CODES), set(_PASS_THROUGH_CODES), set(_OR_OPERAND_SITES))
+        _OR_OPERAND_SITES.update(or_operand_sites())
         _BENIGN_CODES.update(_benign_code_objects(prims, proxies.NumberProxy))
         _PASS_THROUGH_CODES.update(
             _codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value)
@@ -107,14 +111,25 @@ def uninstall() -> None:
 
 
 def _restore_codes() -> None:
-    benign, pass_through = _codes_before
+    benign, pass_through, or_sites = _codes_before
+    _OR_OPERAND_SITES.clear()
+    _OR_OPERAND_SITES.update(or_sites)
     _BENIGN_CODES.clear()
     _BENIGN_CODES.update(benign)
     _PASS_THROUGH_CODES.clear()
     _PASS_THROUGH_CODES.update(pass_through)
 
 
+def _meta_func_code(thunder_torch):
+    """The code object of `meta_adaptor`'s inner `meta_func` (None if not found)."""
+    for c in thunder_torch.meta_adaptor.__code__.co_consts:
+        if getattr(c, "co_name", None) == "meta_func":
+            return c
+    return None
+
+
 def _table(thunder, jit_ext, proxies, tutils) -> list[Patch]:
+    import thunder.torch as thunder_torch
     from thunder.core.compile_data import get_cache_option
     from thunder.core.options import CACHE_OPTIONS
     from thunder.core.symbol import Symbol
@@ -156,7 +171,9 @@ def _table(thunder, jit_ext, proxies, tutils) -> list[Patch]:
         # 3. Numbers made by any other symbol (direct prim calls inside Thunder): remember
         #    their inputs so a decision on them can at least pin those inputs. (Symbols are
         #    always called as plain Python: the interpreter looks them aside.)
-        Patch.wrap(Symbol, "__call__", _symbol_call),
+        Patch.wrap(
+            Symbol, "__call__", functools.partial(_symbol_call, _meta_func_code(thunder_torch))
+        ),
         # 4. Every input the interpreter proxifies (number inputs, tensor sizes), so that the
         #    fallback "pin every symbolic input" really covers all of them.
         Patch.wrap(jit_ext.JitCtx, "proxify", _proxify_and_register),
@@ -236,10 +253,21 @@ def _unary_helper(original):
     return staticmethod(unary_helper)
 
 
-def _symbol_call(sym_call):
+def _symbol_call(meta_func_code, sym_call):
+    """`Symbol.__call__`: numbers made by the symbol are remembered with what they depend
+    on; a call of a `meta_adaptor` meta gets its reads of the arguments replaced by one
+    replay of the meta (see `metas`)."""
+
     @functools.wraps(sym_call)
     def symbol_call(self, *args, **kwargs):
+        rec = _current()
+        if rec is None:
+            return sym_call(self, *args, **kwargs)
+        torch_func = meta_adaptor_function(self, meta_func_code)
+        start = len(rec.decisions)
         result = sym_call(self, *args, **kwargs)
+        if torch_func is not None and _current() is rec:
+            rec.guarded(record_meta_call, rec, start, torch_func, args, kwargs, result)
         rec = _current()
         if rec is not None:
             rec.guarded(rec.derive_from_symbol, self, args, kwargs, result)

@@ -39,6 +39,7 @@ the stock ones (tested for every case of tests/fixes/test_thunder_symbolic_cache
 
 from __future__ import annotations
 
+import sys
 import threading
 from numbers import Number
 from typing import Any
@@ -329,7 +330,24 @@ def _is_tensor_size(proxy) -> bool:
 def _record_observation(kind, proxy, observed):
     rec = _current()
     if rec is not None:
+        if observed is False and _OR_OPERAND_SITES and _is_or_operand():
+            return  # a False operand of a passing check's `or` chain (see `or_checks`)
         rec.guarded(rec.decide, proxy, kind, observed)
+
+
+# `(code, line)` of the `or` chains in Thunder's shape checks (`or_checks`); filled by
+# `patches.install()`, emptied by `uninstall()`.
+_OR_OPERAND_SITES: set = set()
+
+
+def _is_or_operand() -> bool:
+    # Frame 1 is `_record_observation`, 2 the `__bool__` wrapper (`patches._observing`),
+    # 3 the code that converted the proxy: one of the chains when called from plain Python.
+    try:
+        f = sys._getframe(3)
+    except ValueError:
+        return False
+    return (f.f_code, f.f_lineno) in _OR_OPERAND_SITES
 
 
 def _record_binary(result, fn, a, b):

@@ -1,0 +1,251 @@
+"""Fake-tensor metas: one replayable decision per call instead of one pin per input size.
+
+Thunder runs the ops it registers automatically (`register_default_torch_op`) and every
+`torch.library` custom op (`_register_custom_op`) through `thunder.torch.meta_adaptor`:
+the meta turns each argument into a concrete fake value (`_get_fake_arg`:
+`torch.empty(proxy.shape, ...)` for a tensor, `proxy.value` for a number), runs the torch
+function under `FakeTensorMode`, and makes the outputs' shapes from the fake results,
+as plain ints. Recorded one by one, that is an `index(size) == traced` decision for every
+size of every tensor argument and a `number == traced` pin for every number argument: the
+entry then serves only calls whose sizes are all the traced ones, although the trace
+depends on them only through what the meta returns. In the Thunder lane's generated
+programs (issue #21) these pins were most of the calls that missed although an entry
+already had their exact trace: `head(x, n)` with another `x.shape[0]` but the same output
+shape, `x.new_full((n,), v)`-like custom ops called with another size.
+
+While a trace is recorded, such a call's own decisions are therefore replaced by one
+decision that replays the meta: `_FakeMetaReplay(*symbolic values of the arguments)`
+rebuilds the fake arguments exactly as `_get_fake_arg` does, runs the same torch function
+under `FakeTensorMode`, and returns the outputs' signature (per output: shape, dtype,
+device, requires_grad; or a number's type and value), which must equal the traced one.
+Sound because everything the meta read is an argument we rebuild (sizes, dtypes,
+devices, requires_grad, number values, constants): equal outputs give the same output
+proxies, so the trace goes on exactly as traced; other decisions taken on the same sizes
+outside the meta are recorded as before. A meta that raises on the new values raises in
+the prologue, which is a miss. Calls with arguments we do not rebuild (tuple, list and
+dict proxies, unknown kinds) keep their per-input decisions.
+
+Number outputs of such a meta become expressions of the replay too (an `_Op` on the same
+arguments), where they were of unknown origin before (a decision on them pinned every
+symbolic input of the trace).
+
+The replay is memoised per argument values (types included: `2`, `2.0` and `True` are
+different keys), so a prologue that runs it for the same sizes again pays a dict lookup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fixes.thunder_symbolic_cache.expressions import _Op
+
+_MEMO_LIMIT = 256  # argument tuples kept per replay (a prologue sees few distinct sizes)
+
+
+def meta_adaptor_function(sym, meta_func_code) -> Any | None:
+    """The torch function of `sym` when its meta is `thunder.torch.meta_adaptor`'s
+    `meta_func` (possibly wrapped by `langctx`), else None."""
+    if meta_func_code is None:
+        return None
+    meta = getattr(sym, "meta", None)
+    seen = 0
+    while meta is not None and seen < 4:
+        code = getattr(meta, "__code__", None)
+        if code is meta_func_code:
+            try:
+                cell = meta.__closure__[code.co_freevars.index("torch_func")]
+                return cell.cell_contents
+            except (ValueError, TypeError, IndexError):
+                return None
+        meta = getattr(meta, "__wrapped__", None)
+        seen += 1
+    return None
+
+
+class _FakeMetaReplay:
+    """`meta_adaptor`'s computation as a function of the symbolic values of its arguments:
+    returns the signature of the outputs (see the module docstring)."""
+
+    __slots__ = ("torch_func", "spec", "template", "memo", "__name__")
+
+    def __init__(self, torch_func, spec, template):
+        self.torch_func = torch_func
+        self.spec = spec  # thunder pytree spec of (args, kwargs)
+        # Per flattened leaf: ("c", value) a constant; ("n", k) the k-th replay argument;
+        # ("t", dims, dtype, device, requires_grad), dims entries ("c", int) or ("n", k).
+        self.template = template
+        self.memo: dict = {}
+        self.__name__ = f"fake_meta[{getattr(torch_func, '__name__', 'op')}]"
+
+    def __call__(self, *values):
+        key = tuple((type(v), v) for v in values)
+        try:
+            return self.memo[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value: replay without memo
+            return self._run(values)
+        out = self._run(values)
+        if len(self.memo) >= _MEMO_LIMIT:
+            self.memo.clear()
+        self.memo[key] = out
+        return out
+
+    def _run(self, values):
+        import torch
+        from thunder.core.devices import to_torch_device
+        from thunder.core.pytree import tree_flatten, tree_unflatten
+        from thunder.torch import to_torch_dtype
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        def dim(d):
+            return d[1] if d[0] == "c" else values[d[1]]
+
+        with FakeTensorMode():
+            leaves = []
+            for t in self.template:
+                if t[0] == "c":
+                    leaves.append(t[1])
+                elif t[0] == "n":
+                    leaves.append(values[t[1]])
+                else:
+                    _, dims, dtype, device, requires_grad = t
+                    leaves.append(
+                        torch.empty(
+                            tuple(dim(d) for d in dims),
+                            dtype=to_torch_dtype(dtype),
+                            requires_grad=requires_grad,
+                            device=to_torch_device(device),
+                        )
+                    )
+            args, kwargs = tree_unflatten(leaves, self.spec)
+            outs = self.torch_func(*args, **kwargs)
+        flat, _ = tree_flatten(outs)
+        return tuple(_signature(o) for o in flat)
+
+
+class _OutputNumber:
+    """The value of the `pos`-th output of a replay (a number output of the meta)."""
+
+    __slots__ = ("replay", "pos", "__name__")
+
+    def __init__(self, replay, pos):
+        self.replay, self.pos = replay, pos
+        self.__name__ = f"{replay.__name__}[{pos}]"
+
+    def __call__(self, *values):
+        return self.replay(*values)[self.pos][2]
+
+
+def _signature(o):
+    import torch
+
+    if isinstance(o, torch.Tensor):
+        return ("t", tuple(int(s) for s in o.shape), o.dtype, o.device, o.requires_grad)
+    if isinstance(o, (bool, int, float, complex)):
+        return ("n", type(o).__name__, o)
+    if isinstance(o, torch.Size):
+        return ("s", tuple(int(s) for s in o))
+    return ("c", type(o).__name__, repr(o))
+
+
+def _traced_signature(o, NumberProxy, TensorProxy):
+    """The signature of a traced output proxy, as `_signature` gives it for the fake one."""
+    if isinstance(o, TensorProxy):
+        shape = []
+        for s in o._shape:
+            v = s.__dict__.get("value") if isinstance(s, NumberProxy) else s
+            if not isinstance(v, int):
+                raise TypeError("output size without a known int value")
+            shape.append(int(v))
+        from thunder.core.devices import to_torch_device
+        from thunder.torch import to_torch_dtype
+
+        return (
+            "t",
+            tuple(shape),
+            to_torch_dtype(o.dtype),
+            to_torch_device(o.device),
+            o.requires_grad,
+        )
+    if isinstance(o, NumberProxy):
+        v = o.__dict__.get("value")
+        return ("n", type(v).__name__, v)
+    return _signature(o)
+
+
+def record_meta_call(rec, start: int, torch_func, args, kwargs, result) -> None:
+    """Replaces the decisions `rec` logged from `start` (the meta's own reads of its
+    arguments) by one replay of the meta; leaves them as they are when some argument
+    cannot be rebuilt or the replay does not reproduce the traced outputs."""
+    try:
+        built = _replay_of(rec, torch_func, args, kwargs, result)
+    except Exception:
+        built = None  # keeping the per-input decisions is always sound
+    if built is None:
+        return
+    replay, arg_nodes, observed, out_flat = built
+    # The meta runs on concrete fake values, so what it logged are reads of its arguments
+    # (subsumed by the replay); anything else logged in the window is kept.
+    own = {id(n) for n in arg_nodes}
+    kept = [d for d in rec.decisions[start:] if id(d[0]) not in own]
+    del rec.decisions[start:]
+    rec.decisions.extend(kept)
+    rec.decisions.append((_Op(replay, arg_nodes), "value", observed))
+    for pos, o in enumerate(out_flat):
+        if isinstance(o, rec.NumberProxy) and id(o) not in rec.nodes:
+            rec.nodes[id(o)] = _Op(_OutputNumber(replay, pos), arg_nodes)
+            rec.keep.append(o)
+
+
+def _replay_of(rec, torch_func, args, kwargs, result):
+    """(replay, argument nodes, traced output signature, flat outputs), or None when an
+    argument is of a kind we do not rebuild or the rebuild does not reproduce the meta."""
+    from thunder.core.pytree import tree_flatten
+
+    NumberProxy, TensorProxy = rec.NumberProxy, rec.TensorProxy
+    flat, spec = tree_flatten((args, kwargs))
+    nodes: list = []
+    proxies: list = []
+    index: dict[int, int] = {}  # id(proxy) -> position among the replay's arguments
+
+    def arg(p) -> tuple:
+        if id(p) not in index:
+            index[id(p)] = len(nodes)
+            nodes.append(rec.node(p))
+            proxies.append(p)
+        return ("n", index[id(p)])
+
+    template = []
+    for leaf in flat:
+        if isinstance(leaf, NumberProxy):
+            template.append(arg(leaf))
+        elif isinstance(leaf, TensorProxy):
+            dims = tuple(arg(s) if isinstance(s, NumberProxy) else ("c", s) for s in leaf._shape)
+            if any(d[0] == "c" and not isinstance(d[1], int) for d in dims):
+                return None
+            template.append(("t", dims, leaf.dtype, leaf.device, leaf.requires_grad))
+        elif leaf is None or isinstance(leaf, (bool, int, float, complex, str)):
+            template.append(("c", leaf))
+        elif _is_plain_metadata(leaf):
+            template.append(("c", leaf))
+        else:
+            return None  # tuple/list/dict proxies and other kinds: keep the decisions
+    if not nodes or any(n is None for n in nodes):
+        return None
+    replay = _FakeMetaReplay(torch_func, spec, template)
+    out_flat, _ = tree_flatten(result)
+    observed = tuple(_traced_signature(o, NumberProxy, TensorProxy) for o in out_flat)
+    # The traced values, read without going through the recording `.value` descriptor.
+    if replay(*(p.__dict__.get("value") for p in proxies)) != observed:
+        return None  # our rebuild does not reproduce the meta: keep what was recorded
+    return replay, tuple(nodes), observed, out_flat
+
+
+def _is_plain_metadata(x) -> bool:
+    import torch
+    from thunder.core import devices, dtypes
+
+    return isinstance(
+        x, (torch.dtype, torch.device, torch.memory_format, devices.Device, dtypes.dtype)
+    )

@@ -2,22 +2,36 @@
 values with the `thunder-symbolic-cache` fix, and `cache="constant values"`.
 
     python benchmarks/bench_thunder_cache.py [--reps 30] [--rounds 2] [--sequences a,b,...]
+                                             [--programs 150] [--seed 5]
 
 The fix is a process-wide monkeypatch, so each mode runs in its own child process (this
-script with `--child MODE`); the parent prints one table. For every call sequence:
+script with `--child MODE`); the parent prints the tables, all modes side by side.
+
+Hand-written call sequences (first table), per sequence and mode:
 
 * entries: cache misses (= traces compiled); hits and hit rate over the calls;
+* missed legal: misses whose computation trace equals an entry already in the cache
+  (the Thunder lane's "missed legal hits": `fuzz.oracles.thunder_cache.matches_any`);
+* unsound: hits whose traces (initial and execution) differ from a fresh trace of those
+  inputs, or whose fresh trace raises (the lane's `thunder.unsound-hit` oracle);
 * wrong: calls whose result differs from eager (value, shape or dtype);
-* stale: hits whose computation trace differs from a fresh trace of those inputs
-  (on CPU the torch executor re-broadcasts at run time, so a stale trace can still give
-  the right numbers: `wrong` undercounts the unsound hits, `stale` does not);
+* stale: hits whose computation trace's structure (symbols with argument kinds) differs
+  from a fresh trace's (on CPU the torch executor re-broadcasts at run time, so a stale
+  trace can still give the right numbers: `wrong` undercounts the unsound hits);
 * lookup us/call: after the sequence, the time Thunder's cache lookup takes for each
   call's inputs with the final cache (prologues tried newest first until one passes,
   exactly as in `get_computation_and_inputs`), median of --reps, averaged over the calls;
 * compile ms: median wall time of a first call (trace, transforms, run) of a fresh jit, over
   the sequence's first 5 inputs, after a warm-up.
 
-Each mode runs --rounds times (alternating order); timings are the minimum over rounds.
+Generated programs (second table): --programs programs of the Thunder lane's strategy
+(`fuzz.strategies.cases`, Hypothesis seeded with --seed, calls with case seed 0, the same
+programs in every mode), each run by the Thunder lane itself (`ThunderLane.run`, no
+default-cache control), summed: programs, calls, hits, misses, missed legal hits (also
+per program) and unsound hits. `--programs 0` skips it.
+
+Each mode runs --rounds times (alternating order); timings are the minimum over rounds,
+counts must agree between rounds.
 """
 
 from __future__ import annotations
@@ -61,6 +75,24 @@ def scalar_branch(a, s):
     return a - s
 
 
+def stack_rows(a):
+    import torch
+
+    return torch.stack([a, a], dim=1)
+
+
+def expand_new_dim(a, n):
+    return a.unsqueeze(0).expand(n, *a.shape)
+
+
+def custom_head(a, n):
+    import torch
+
+    import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
+
+    return torch.ops.fuzz.head(a, n) * 2
+
+
 def mlp(x, w1, w2):
     import torch.nn.functional as F
 
@@ -99,6 +131,12 @@ def sequences():
         "scalar_branch": (scalar_branch, [(R(3, 4), 0.5 + i) for i in range(16)]),
         # Batch sizes 1..16 through linear/relu/linear/softmax (batch 1 flips `== 1` checks).
         "mlp_batch": (mlp, [(R(b, 8), w1, w2) for b in range(1, 17)]),
+        # Issue #21's legal hits: the trace keeps every size as it is, so one entry serves
+        # every call; sizes 1 among them (the `== 1` operands of Thunder's shape checks).
+        "stack_size1": (stack_rows, [(R(1 + i % 3, 1 + i % 2),) for i in range(16)]),
+        "expand_new_dim": (expand_new_dim, [(R(1 + i % 3), 1 + i % 4) for i in range(16)]),
+        # A custom op (`meta_adaptor` meta): head(a, n) is (n,)-shaped for any size of a.
+        "custom_head": (custom_head, [(R(2 + i % 5, 3), 4) for i in range(16)]),
     }
 
 
@@ -162,44 +200,72 @@ def _lookup_seconds(thunder, jf, args, reps: int) -> float:
     return statistics.median(times)
 
 
-def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
+def _thunder_for(mode: str):
+    """Thunder with the mode's fix state (nothing applied but the fix in symbolic-fixed)."""
     import warnings
 
     warnings.filterwarnings("ignore")
     sys.path.insert(0, str(ROOT))
-    from fixes.compat_thunder_named_tensor import import_thunder
+    from fuzz.backends.thunder import _thunder
 
-    thunder = import_thunder()
+    thunder = _thunder()  # the lane's Thunder: custom ops registered, speedups installed
     if mode == "symbolic-fixed":
         import fixes
 
         fixes.apply(["thunder-symbolic-cache"])
-    cache = "constant values" if mode == "constant" else "symbolic values"
+    return thunder, ("constant values" if mode == "constant" else "symbolic values")
+
+
+def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
+    from fuzz.oracles.thunder_cache import matches_any, unsound_hit
+
+    from fuzz.backends.thunder import _executors
+
+    thunder, cache = _thunder_for(mode)
+
+    def jit(fn):
+        # The lane's executors: custom_op_ex runs the harness's custom ops (custom_head).
+        return thunder.jit(fn, cache=cache, executors=_executors(thunder))
+
+    def texts(jf):
+        traces = thunder.last_traces(jf)
+        return str(traces[0]), str(traces[-1])
+
     rows = []
     for name, (fn, calls) in sequences().items():
         if only and name not in only:
             continue
         # Compile time: fresh jits of the first calls (after a warm-up), same samples in
         # every mode, so the fix's tracing overhead shows.
-        thunder.jit(fn, cache=cache)(*calls[0])
+        jit(fn)(*calls[0])
         compile_times = []
         for args in calls[:COMPILE_SAMPLES]:
             t0 = time.perf_counter()
-            thunder.jit(fn, cache=cache)(*args)
+            jit(fn)(*args)
             compile_times.append(time.perf_counter() - t0)
 
-        jf = thunder.jit(fn, cache=cache)
-        wrong = stale = 0
+        jf = jit(fn)
+        wrong = stale = unsound = missed_legal = 0
+        entries: list[str] = []
         for args in calls:
             misses_before = thunder.cache_misses(jf)
             out = jf(*args)
             if thunder.cache_misses(jf) == misses_before:
-                fresh = thunder.jit(fn, cache=cache)
-                fresh(*args)
-                if _signature(thunder.last_traces(jf)[0]) != _signature(
-                    thunder.last_traces(fresh)[0]
-                ):
-                    stale += 1
+                fresh = jit(fn)
+                try:
+                    fresh(*args)
+                except Exception:
+                    unsound += 1  # the cache ran a trace a fresh jit cannot make
+                else:
+                    if _signature(thunder.last_traces(jf)[0]) != _signature(
+                        thunder.last_traces(fresh)[0]
+                    ):
+                        stale += 1
+                    unsound += unsound_hit(texts(jf), texts(fresh), "", "cpu") is not None
+            else:
+                initial = texts(jf)[0]
+                missed_legal += bool(entries) and matches_any(initial, entries)
+                entries.append(initial)
             if not _same(out, fn(*args)):
                 wrong += 1
         lookup = [_lookup_seconds(thunder, jf, args, reps) for args in calls]
@@ -210,6 +276,8 @@ def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
                 "calls": len(calls),
                 "entries": thunder.cache_misses(jf),
                 "hits": thunder.cache_hits(jf),
+                "missed_legal": missed_legal,
+                "unsound": unsound,
                 "wrong": wrong,
                 "stale": stale,
                 "lookup_us": 1e6 * statistics.mean(lookup),
@@ -217,6 +285,44 @@ def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
             }
         )
     return rows
+
+
+def run_generated(mode: str, programs: int, seed: int) -> dict:
+    """The Thunder lane over `programs` generated programs (see the module docstring)."""
+    from collections import Counter
+
+    import hypothesis
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    _, cache = _thunder_for(mode)
+    from fuzz.backends.eager import run_eager
+    from fuzz.backends.thunder import ThunderLane
+    from fuzz.strategies import cases
+    from fuzz.tensors import materialize
+
+    lane = ThunderLane(cache=cache, control=False)
+    totals: Counter = Counter()
+
+    @settings(
+        max_examples=programs,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(cases(lanes=("thunder",), max_ops=8))
+    def run(generated):
+        calls = materialize(generated.case, 0, "cpu")
+        report = lane.run(generated.case, calls, run_eager(generated.case, calls), "cpu")
+        totals["programs"] += 1
+        totals["skipped"] += report.skipped is not None
+        for k in ("calls-checked", "hits", "misses", "missed-legal-hits"):
+            totals[k] += report.counters.get(k, 0)
+        totals["unsound-hits"] += sum(d.kind == "thunder.unsound-hit" for d in report.divergences)
+
+    t0 = time.perf_counter()
+    hypothesis.seed(seed)(run)()
+    return {"mode": mode, "seconds": time.perf_counter() - t0, **totals}
 
 
 # ------------------------------------------------------------------------------------
@@ -236,42 +342,51 @@ def main() -> None:
         default=2,
         help="child runs per mode, in alternating order; timings are the minimum",
     )
+    parser.add_argument(
+        "--programs", type=int, default=150, help="generated programs per mode (0: none)"
+    )
+    parser.add_argument("--seed", type=int, default=5, help="Hypothesis seed of the programs")
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
+    parser.add_argument("--child-generated", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [s for s in args.sequences.split(",") if s]
     if args.child:
-        print("ROWS " + json.dumps(run_mode(args.child, args.reps, only)))
+        if args.child_generated:
+            print("GENERATED " + json.dumps(run_generated(args.child, args.programs, args.seed)))
+        else:
+            print("ROWS " + json.dumps(run_mode(args.child, args.reps, only)))
         return
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.pop("FUZZ_FIXES", None)
+
+    def child(mode: str, *extra: str) -> str:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, *extra]
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.exit(f"{mode} failed (rc={proc.returncode}):\n{proc.stderr[-4000:]}")
+        return proc.stdout
+
+    def last_line(out: str, tag: str, mode: str):
+        lines = [ln for ln in out.splitlines() if ln.startswith(tag + " ")]
+        if not lines:
+            sys.exit(f"{mode}: no {tag} line in the child's output")
+        return json.loads(lines[-1][len(tag) + 1 :])
+
     # The machine may be shared: modes run in alternating order over the rounds, and each
     # timing is the minimum over the rounds (counts are deterministic and must agree).
     merged: dict[tuple[str, str], dict] = {}
     for r in range(max(1, args.rounds)):
         for mode in MODES if r % 2 == 0 else reversed(MODES):
-            cmd = [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--child",
-                mode,
-                "--reps",
-                str(args.reps),
-            ]
-            if only:
-                cmd += ["--sequences", ",".join(only)]
-            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("ROWS ")]
-            if proc.returncode != 0 or not lines:
-                sys.exit(f"{mode} failed (rc={proc.returncode}):\n{proc.stderr[-4000:]}")
-            for row in json.loads(lines[-1][5:]):
+            extra = ["--reps", str(args.reps)] + (["--sequences", ",".join(only)] if only else [])
+            for row in last_line(child(mode, *extra), "ROWS", mode):
                 key = (row["sequence"], row["mode"])
                 if key not in merged:
                     merged[key] = row
                     continue
                 first = merged[key]
-                for k in ("entries", "hits", "wrong", "stale"):
+                for k in ("entries", "hits", "missed_legal", "unsound", "wrong", "stale"):
                     if first[k] != row[k]:
                         sys.exit(f"{key}: {k} differs between rounds ({first[k]} vs {row[k]})")
                 for k in ("lookup_us", "compile_ms"):
@@ -280,7 +395,8 @@ def main() -> None:
 
     header = (
         f"{'sequence':<16} {'mode':<15} {'calls':>5} {'entries':>7} {'hits':>5} {'hit rate':>8} "
-        f"{'wrong':>5} {'stale':>5} {'lookup us/call':>14} {'compile ms':>10}"
+        f"{'missed legal':>12} {'unsound':>7} {'wrong':>5} {'stale':>5} "
+        f"{'lookup us/call':>14} {'compile ms':>10}"
     )
     print(header)
     print("-" * len(header))
@@ -294,8 +410,41 @@ def main() -> None:
         last = r["sequence"]
         print(
             f"{r['sequence']:<16} {r['mode']:<15} {r['calls']:>5} {r['entries']:>7} {r['hits']:>5} "
-            f"{r['hits'] / r['calls']:>8.0%} {r['wrong']:>5} {r['stale']:>5} "
-            f"{r['lookup_us']:>14.1f} {r['compile_ms']:>10.1f}"
+            f"{r['hits'] / r['calls']:>8.0%} {r['missed_legal']:>12} {r['unsound']:>7} "
+            f"{r['wrong']:>5} {r['stale']:>5} {r['lookup_us']:>14.1f} {r['compile_ms']:>10.1f}"
+        )
+    print()
+    print("all sequences:")
+    for mode in MODES:
+        mine = [r for r in rows if r["mode"] == mode]
+        print(
+            f"  {mode:<15} missed legal {sum(r['missed_legal'] for r in mine):>3}  "
+            f"unsound {sum(r['unsound'] for r in mine):>3}  "
+            f"lookup us/call (mean over sequences) "
+            f"{statistics.mean(r['lookup_us'] for r in mine):.1f}"
+        )
+
+    if args.programs <= 0:
+        return
+    # Generated programs: one run per mode (counts only; the same programs in each mode).
+    gen = []
+    for mode in MODES:
+        extra = ["--child-generated", "--programs", str(args.programs), "--seed", str(args.seed)]
+        gen.append(last_line(child(mode, *extra), "GENERATED", mode))
+    print()
+    print(f"generated programs (Thunder lane strategy, seed {args.seed}):")
+    header = (
+        f"{'mode':<15} {'programs':>8} {'calls':>6} {'hits':>5} {'misses':>6} "
+        f"{'missed legal':>12} {'per program':>11} {'unsound':>7} {'seconds':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    for g in gen:
+        print(
+            f"{g['mode']:<15} {g['programs']:>8} {g.get('calls-checked', 0):>6} "
+            f"{g.get('hits', 0):>5} {g.get('misses', 0):>6} {g.get('missed-legal-hits', 0):>12} "
+            f"{g.get('missed-legal-hits', 0) / max(1, g['programs']):>11.3f} "
+            f"{g.get('unsound-hits', 0):>7} {g['seconds']:>7.0f}"
         )
 
 

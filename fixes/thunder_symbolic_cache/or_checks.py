@@ -1,73 +1,115 @@
-"""`or` chains inside Thunder's shape checks: their False operands are not decisions.
+"""`or` chains inside Thunder's shape checks: one decision for the whole chain.
 
 Thunder checks shapes with `utils.check(a or b or c, message)`. Python evaluates the
-chain operand by operand, converting each proxy comparison with `__bool__`, so a chain
-that passed logs every operand that was False before the one that was True. Recorded as
-decisions, those pins reject calls whose check passes through another operand, for
-instance (issue #21, the Thunder lane's generated programs):
+chain operand by operand, converting each proxy comparison with `__bool__`, and `check`
+converts the operand the chain returned once more (`if not cond`). Recorded one by one,
+those conversions pin which operand made the chain true, and reject calls whose check
+passes through another operand, with the same trace (issue #21, the Thunder lane's
+generated programs):
 
 * `prims.broadcast_in_dim_meta`: `original_length == 1 or shape[idx] == original_length`.
   `unsqueeze`, `stack` and `expand` keep a size as it is (`shape[idx]` *is*
-  `original_length`), but the first operand logged `size == 1 is False`, so an entry
-  traced with that size 2 missed every call where it is 1, with the same trace;
+  `original_length`), but the first operand logged `size == 1 is False` (or `is True`
+  for a size traced as 1), so an entry traced with that size 2 missed every call where it
+  is 1, and the other way round;
 * `clang.utils.expand_impl`: `requested_length == x or x == 1 or requested_length == -1`.
   `x.unsqueeze(0).expand(n, *x.shape)` compares `n` with the new dim's literal 1 and
   logged `n == 1 is False`, pinning `n` away from 1 although `x == 1` holds for any `n`;
 * `clang.utils.compute_broadcast_shape`'s check,
-  `(shape[idx] == 1) or (common_shape[idx] == shape[idx])`.
+  `(shape[idx] == 1) or (common_shape[idx] == shape[idx])` (its `if common_shape[idx] == 1`
+  above is a real branch and stays recorded as it is).
 
-Each of these chains is the whole condition of a check whose only effect is to raise or
-not, so what the trace requires is that the chain stays true. When it passed, the operand
-that made it true was converted to True (by the chain, or by `check`'s own `if not cond`)
-and that decision is kept; a False operand before it is not needed: on a call where it
-is True the chain (and the check) passes as well, and the trace goes on the same. So a
-False `__bool__` taken on one of these lines is not logged. Anything else on these lines
-(a True operand, the check's own conversion) is, and a chain that fails raises while
-tracing (no entry is made).
+Each chain is the whole condition of a check whose only effect is to raise or not, so
+all the trace requires is that the chain stays true. While recording, a `__bool__` taken
+on a chain's line, or by `check` called from the line that holds the chain, is therefore
+not logged by itself; instead the chain is logged once as one decision,
+`chain(operands...) is <value>`, with the operands read from the caller's frame and the
+chain re-evaluated on their values (plain Python, the same operators). On replay it is
+recomputed from the new inputs: a call whose chain passes through another operand hits,
+and one whose chain fails misses (a fresh trace would raise there).
 
 The lines are found in the functions' source when the fix is installed (Thunder 0.2.6
-only); a line that is not found as expected is simply not listed, which keeps every
-decision (sound). Only plain-Python callers are matched (the frame that evaluates the
-chain must be the function's own frame): these functions run as metas and helpers, not
-under Thunder's interpreter.
+only); a chain that is not found exactly as expected is not listed, which keeps its
+conversions as decisions (sound). Only plain-Python callers are matched (the converting
+frame must be the function's own): these functions run as metas and helpers, never under
+Thunder's interpreter. Other conversions on these lines (`__index__`, ...) are logged
+as before.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+from collections.abc import Callable
 
-# (module attribute path, function name, the chain's text on its own source line)
+
+def broadcast_in_dim_ok(original_length, target_length):
+    return original_length == 1 or target_length == original_length
+
+
+def expand_ok(requested_length, x):
+    return requested_length == x or x == 1 or requested_length == -1
+
+
+def broadcast_ok(length, common_length):
+    return (length == 1) or (common_length == length)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Chain:
+    """One chain: where it is, how to read its operands from the frame, its truth."""
+
+    module: str
+    function: str
+    text: str  # the chain's source line, stripped
+    operands: Callable[[dict], tuple]
+    holds: Callable[..., bool]
+
+
 _CHAINS = (
-    (
+    _Chain(
         "thunder.core.prims",
         "broadcast_in_dim_meta",
         "original_length == 1 or shape[idx] == original_length,",
+        lambda f: (f["original_length"], f["shape"][f["idx"]]),
+        broadcast_in_dim_ok,
     ),
-    (
+    _Chain(
         "thunder.clang.utils",
         "expand_impl",
         "requested_length == x or x == 1 or requested_length == -1,",
+        lambda f: (f["requested_length"], f["x"]),
+        expand_ok,
     ),
-    (
+    _Chain(
         "thunder.clang.utils",
         "compute_broadcast_shape",
         "(shape[idx] == 1) or (common_shape[idx] == shape[idx]),",
+        lambda f: (f["shape"][f["idx"]], f["common_shape"][f["idx"]]),
+        broadcast_ok,
     ),
 )
 
 
-def or_operand_sites() -> set[tuple]:
-    """`(code object, line number)` of each chain above found in the installed Thunder."""
+def chain_sites() -> tuple[dict, dict, object]:
+    """`({(code, chain line): chain}, {(code, check call line): chain}, check's code)` for
+    the chains found in the installed Thunder (see the module docstring)."""
     import importlib
 
-    sites = set()
-    for module_name, fn_name, text in _CHAINS:
+    from thunder.core import baseutils
+
+    at_chain, at_check = {}, {}
+    for chain in _CHAINS:
         try:
-            fn = getattr(importlib.import_module(module_name), fn_name)
+            fn = getattr(importlib.import_module(chain.module), chain.function)
             lines, start = inspect.getsourcelines(fn)
         except (ImportError, AttributeError, OSError, TypeError):
             continue
-        found = [start + i for i, line in enumerate(lines) if line.strip() == text]
-        if len(found) == 1:  # exactly where we expect it, or not at all
-            sites.add((fn.__code__, found[0]))
-    return sites
+        found = [i for i, line in enumerate(lines) if line.strip() == chain.text]
+        # Exactly one such line, the argument of a `utils.check(` call opened on the line
+        # above: anything else and the chain is left alone.
+        if len(found) != 1 or found[0] == 0 or lines[found[0] - 1].strip() != "utils.check(":
+            continue
+        at_chain[(fn.__code__, start + found[0])] = chain
+        at_check[(fn.__code__, start + found[0] - 1)] = chain
+    return at_chain, at_check, baseutils.check.__code__

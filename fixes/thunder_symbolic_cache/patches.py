@@ -38,9 +38,9 @@ import threading
 
 from fixes._patching import Patch, apply_all, restore_all
 from fixes.thunder_symbolic_cache.metas import meta_adaptor_function, record_meta_call
-from fixes.thunder_symbolic_cache.or_checks import or_operand_sites
+from fixes.thunder_symbolic_cache.or_checks import chain_sites
 from fixes.thunder_symbolic_cache.recorder import (
-    _OR_OPERAND_SITES,
+    _CHAIN_SITES,
     _current,
     _local,
     _record_binary,
@@ -59,7 +59,7 @@ from fixes.thunder_symbolic_cache.value import (
 
 _lock = threading.Lock()
 _installed: list[Patch] | None = None  # the applied table, None when not installed
-_codes_before: tuple[set, set, set] = (set(), set(), set())
+_codes_before: tuple[set, set, list] = (set(), set(), [])
 
 
 def installed_patches() -> tuple[Patch, ...]:
@@ -84,8 +84,8 @@ def install() -> None:
 
         table = _table(thunder, jit_ext, proxies, tutils)
         # Collected before anything is patched: the original method code objects.
-        _codes_before = (set(_BENIGN_CODES), set(_PASS_THROUGH_CODES), set(_OR_OPERAND_SITES))
-        _OR_OPERAND_SITES.update(or_operand_sites())
+        _codes_before = (set(_BENIGN_CODES), set(_PASS_THROUGH_CODES), list(_CHAIN_SITES))
+        _CHAIN_SITES[:] = chain_sites()
         _BENIGN_CODES.update(_benign_code_objects(prims, proxies.NumberProxy))
         _PASS_THROUGH_CODES.update(
             _codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value)
@@ -111,9 +111,8 @@ def uninstall() -> None:
 
 
 def _restore_codes() -> None:
-    benign, pass_through, or_sites = _codes_before
-    _OR_OPERAND_SITES.clear()
-    _OR_OPERAND_SITES.update(or_sites)
+    benign, pass_through, chains = _codes_before
+    _CHAIN_SITES[:] = chains
     _BENIGN_CODES.clear()
     _BENIGN_CODES.update(benign)
     _PASS_THROUGH_CODES.clear()

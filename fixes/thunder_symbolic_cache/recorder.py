@@ -330,24 +330,40 @@ def _is_tensor_size(proxy) -> bool:
 def _record_observation(kind, proxy, observed):
     rec = _current()
     if rec is not None:
-        if observed is False and _OR_OPERAND_SITES and _is_or_operand():
-            return  # a False operand of a passing check's `or` chain (see `or_checks`)
+        if kind == "bool" and _CHAIN_SITES[0]:
+            try:
+                if _record_chain(rec):
+                    return  # logged as the whole `or` chain of a shape check (`or_checks`)
+            except Exception:
+                pass  # logging the conversion itself is always sound
         rec.guarded(rec.decide, proxy, kind, observed)
 
 
-# `(code, line)` of the `or` chains in Thunder's shape checks (`or_checks`); filled by
+# The `or` chains of Thunder's shape checks (`or_checks.chain_sites()`): filled by
 # `patches.install()`, emptied by `uninstall()`.
-_OR_OPERAND_SITES: set = set()
+_CHAIN_SITES: list = [{}, {}, None]  # at_chain, at_check, baseutils.check's code
 
 
-def _is_or_operand() -> bool:
-    # Frame 1 is `_record_observation`, 2 the `__bool__` wrapper (`patches._observing`),
-    # 3 the code that converted the proxy: one of the chains when called from plain Python.
-    try:
-        f = sys._getframe(3)
-    except ValueError:
+def _record_chain(rec) -> bool:
+    """If this `__bool__` is taken by one of the chains (or by `check` on its result),
+    logs the whole chain as one decision and returns True; else False."""
+    at_chain, at_check, check_code = _CHAIN_SITES
+    # Frame 0 is this function, 1 `_record_observation`, 2 the `__bool__` wrapper
+    # (`patches._observing`), 3 the code that converted the proxy.
+    f = sys._getframe(3)
+    chain = at_chain.get((f.f_code, f.f_lineno))
+    if chain is None and f.f_code is check_code and f.f_back is not None:
+        f = f.f_back
+        chain = at_check.get((f.f_code, f.f_lineno))
+    if chain is None:
         return False
-    return (f.f_code, f.f_lineno) in _OR_OPERAND_SITES
+    values = chain.operands(f.f_locals)
+    nodes = tuple(rec.node(v) for v in values)
+    if any(n is None for n in nodes):
+        return False  # an operand we cannot replay: log the conversion itself
+    raw = [_raw_value(v) if isinstance(v, rec.NumberProxy) else v for v in values]
+    rec.decisions.append((_Op(chain.holds, nodes), "bool", bool(chain.holds(*raw))))
+    return True
 
 
 def _record_binary(result, fn, a, b):

@@ -130,6 +130,26 @@ def exp_add_unused(x1, x2):
     return x2.exp().add_(1)
 
 
+def stack_pair(a):
+    import torch
+
+    return torch.stack([a, a], dim=1)
+
+
+def expand_new_dim(a, n):
+    return a.unsqueeze(0).expand(n, *a.shape)
+
+
+def expand_rows(a, n):
+    return a.expand(n, a.shape[1])
+
+
+def head_rows(a, n):
+    import torch
+
+    return torch.ops.fuzz.head(a, n).reshape(2, -1)
+
+
 def _inputs():
     import torch
 
@@ -167,6 +187,14 @@ def _inputs():
         # place of x2 (wrong shape); with the fix it misses, and the fresh trace fails as
         # it does under the default cache (0.2.6 cannot reshape x1 to x2's shape).
         "alias_shape_flip": (alias_exp, (A, A), (C, C[:2])),
+        # Issue #21's narrowings must still miss where the trace changes. expand_impl's
+        # check `requested == x or x == 1 or requested == -1` passed through `x == 1`;
+        # with a size-2 row it fails (a fresh trace raises; stock Thunder hits and the
+        # stale broadcast fails at run time).
+        "expand_rows_flip": (expand_rows, (R(1, 3), 4), (R(2, 3), 4)),
+        # A custom op's meta (`meta_adaptor`) gives head(a, n) the static shape (n,), and
+        # reshape(2, -1) bakes it into the trace: another n must miss.
+        "custom_head_flip": (head_rows, (R(2, 3), 4), (R(2, 3), 6)),
     }
     keep = {
         "g_add_keep": (g_add, (R(2, 3), R(3)), (R(4, 5), R(5))),
@@ -187,23 +215,39 @@ def _inputs():
         "unused_alias_halves": (exp_add_unused, (A, A), (B[:, :5], B[:, 5:])),
         # The alias decisions are replayed, not pinned: any sizes, x2 still being x1.
         "alias_same_tensor_keep": (alias_exp, (A, A), (D, D)),
+        # Issue #21's missed legal hits (a miss whose trace equals the entry's), from the
+        # Thunder lane's generated programs. `stack`/`unsqueeze` keep each size as it is;
+        # broadcast_in_dim's check `size == 1 or target == size` was recorded operand by
+        # operand (`size == 1 is False`), so a size that became 1 missed (and back).
+        "stack_size1_keep": (stack_pair, (R(3, 2),), (R(3, 1),)),
+        "stack_from_size1_keep": (stack_pair, (R(1, 1),), (R(2, 3),)),
+        # expand(n, *a.shape) after unsqueeze(0): `n == 1` was logged against the new
+        # dim's literal 1, although `x == 1` makes the check pass for any n.
+        "expand_new_dim_keep": (expand_new_dim, (R(3), 2), (R(3), 1)),
+        # A custom op (meta_adaptor meta): its meta read every size of `a`
+        # (`torch.empty(a.shape)`) and `n`, each logged as a pin; the output (n,) depends
+        # on n only, so another size of `a` keeps the trace.
+        "custom_head_keep": (head_rows, (R(2, 3), 4), (R(5, 3), 4)),
     }
     return flip, keep
 
 
 FLIP_CASES = (
     "f_tuple_eq g_add h_eq k_range m_dict n_int_then_float sqrt_size all_gt numel_gt numel_min "
-    "mod_eq lt split_rows alias_shape_flip"
+    "mod_eq lt split_rows alias_shape_flip expand_rows_flip custom_head_flip"
 ).split()
 KEEP_CASES = (
     "g_add_keep h_eq_keep add_equal_shapes n_int_then_int lt_keep numel_gt_keep scalar_gt_keep "
-    "relu_any_shape reshape_numel unused_alias_halves alias_same_tensor_keep"
+    "relu_any_shape reshape_numel unused_alias_halves alias_same_tensor_keep "
+    "stack_size1_keep stack_from_size1_keep expand_new_dim_keep custom_head_keep"
 ).split()
+# Run with the Thunder lane's executors (custom_op_ex runs the harness's custom ops).
+CUSTOM_OP_CASES = {"custom_head_flip", "custom_head_keep"}
 # Misses on stock Thunder too: its static pins reach the sizes (see the module docstring).
 STOCK_MISSES = {"numel_gt", "numel_gt_keep", "scalar_gt_keep"}
 # The second inputs cannot be jitted by Thunder 0.2.6 at all (a fresh trace raises too):
 # with the fix, the miss must raise what a fresh trace raises.
-FRESH_TRACE_FAILS = {"alias_shape_flip"}
+FRESH_TRACE_FAILS = {"alias_shape_flip", "expand_rows_flip"}
 
 
 # ------------------------------------------------------------------------------------
@@ -260,20 +304,32 @@ def _error(e) -> str:
     return error_text(e, 300)
 
 
-def _fresh_error(fn, args) -> str | None:
+def _jit(fn, executors=None):
     import thunder
 
+    options = {} if executors is None else {"executors": executors}
+    return thunder.jit(fn, cache="symbolic values", **options)
+
+
+def _lane_executors() -> list:
+    """The Thunder lane's executors, with the harness's custom ops registered in Thunder."""
+    from fuzz.backends.thunder import _executors, _thunder
+
+    return _executors(_thunder())
+
+
+def _fresh_error(fn, args, executors=None) -> str | None:
     try:
-        thunder.jit(fn, cache="symbolic values")(*args)
+        _jit(fn, executors)(*args)
     except Exception as e:
         return _error(e)
     return None
 
 
-def _observe(fn, first, second) -> dict:
+def _observe(fn, first, second, executors=None) -> dict:
     import thunder
 
-    jf = thunder.jit(fn, cache="symbolic values")
+    jf = _jit(fn, executors)
     jf(*first)
     inputs = _computation_inputs(thunder.last_traces(jf)[0])
     try:
@@ -284,10 +340,10 @@ def _observe(fn, first, second) -> dict:
             "misses": thunder.cache_misses(jf),
             "inputs": inputs,
             "error": _error(e),
-            "fresh_error": _fresh_error(fn, second),
+            "fresh_error": _fresh_error(fn, second, executors),
         }
     used = _signature(thunder.last_traces(jf)[0])
-    fresh_jf = thunder.jit(fn, cache="symbolic values")
+    fresh_jf = _jit(fn, executors)
     try:
         fresh_jf(*second)
         fresh = _signature(thunder.last_traces(fresh_jf)[0])
@@ -354,7 +410,10 @@ def _probe(mode: str) -> dict:
         if mode == "fix":
             report["status"] = [str(s) for s in st]
         flip, keep = _inputs()
-        report["cases"] = {name: _observe(*spec) for name, spec in {**flip, **keep}.items()}
+        report["cases"] = {
+            name: _observe(*spec, _lane_executors() if name in CUSTOM_OP_CASES else None)
+            for name, spec in {**flip, **keep}.items()
+        }
         if mode == "fix":
             report["idempotence"] = _idempotence()
             report["broken_recording"] = _broken_recording()

@@ -1,4 +1,4 @@
-"""The command line: `python -m fuzz replay ...` and `python -m fuzz nightly ...`.
+"""The command line: `python -m fuzz replay|repro|nightly ...`.
 
     python -m fuzz replay PATH... [--fixes on|off|NAMES] [--lanes thunder,exir]
                           [--devices cpu,cuda] [--json FILE|-] [--seed N] [--isolate]
@@ -8,6 +8,7 @@
                            [--into DIR] [--fixes ...] [--max-examples N]
                            [--database DIR|redis://HOST:PORT/DB|none]
                            [--engine local|ray] [--ray-address auto|HOST:PORT]
+    python -m fuzz repro CASE... [--out DIR] [--no-run]
 
 `--fixes` defaults to $FUZZ_FIXES, else "on". See fuzz/replay.py and
 fuzz/campaign/nightly.py for what each prints, writes and exits with.
@@ -110,6 +111,22 @@ def build_parser() -> argparse.ArgumentParser:
         "(known_as in the JSON; default corpus/)",
     )
 
+    x = sub.add_parser(
+        "repro",
+        help="write each case as a standalone repro.py (stock stack, no harness) and ISSUE.md",
+    )
+    x.add_argument("paths", nargs="+", help="case files or directories of case files")
+    x.add_argument(
+        "--out",
+        default="repros",
+        help="output folder: OUT/<case>/repro.py, ISSUE.md (default repros/)",
+    )
+    x.add_argument(
+        "--no-run",
+        action="store_true",
+        help="do not run each script at export (ISSUE.md then has no actual output)",
+    )
+
     n = sub.add_parser("nightly", help="time-boxed fuzz campaign with crash isolation")
     _common(n)
     n.add_argument(
@@ -200,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
         from fuzz.replay import main as replay_main
 
         return replay_main(args)
+    if args.command == "repro":
+        from fuzz.repro_export import main as repro_main
+
+        return repro_main(args)
     from fuzz.campaign.nightly import main as nightly_main
 
     return nightly_main(args)

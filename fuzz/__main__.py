@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument(
         "--out",
         default="repros",
-        help="output folder: OUT/<case>/repro.py, ISSUE.md (default repros/)",
+        help="output folder: OUT/CASE/repro.py and ISSUE.md (default repros/)",
     )
     x.add_argument(
         "--no-run",

@@ -1,5 +1,5 @@
 """Repro export: `python -m fuzz repro CASE.py [CASE ...] --out DIR` writes, per case,
-DIR/<case name>/repro.py (a standalone script on the stock stack) and ISSUE.md.
+DIR/CASE/repro.py (a standalone script on the stock stack) and DIR/CASE/ISSUE.md.
 
 repro.py imports only torch, the stack under test (executorch or thunder) and the
 standard library. It runs the case's program the way the lane does, without the

@@ -1,0 +1,153 @@
+"""`python -m fuzz repro`: every corpus case becomes a standalone repro.py and an ISSUE.md.
+
+The scripts import only the stacks and the standard library, embed the case's program and
+calls() as they are, and, run isolated on the stock stack, agree with the harness's
+replay with the fixes off: both reproduce the case's divergence, or neither does. A kind
+the scripts cannot check without the harness (fuzz.repro_export.script.NOT_CHECKABLE)
+prints UNSUPPORTED and exits 2; those items are skipped with that reason, so pytest's
+summary counts them.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuzz.__main__ import main as cli
+from fuzz.case import load_case
+from fuzz.repro_export import export_case, run_script
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = sorted((ROOT / "corpus").glob("*.py"))
+STACKS = {"torch", "executorch", "thunder"}
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("repros")
+    return {path.stem: export_case(path, out, run=False) for path in CASES}
+
+
+def _imports(source: str) -> set[str]:
+    tops = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            tops |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            tops.add((node.module or "").split(".")[0])
+    return tops
+
+
+def test_every_corpus_case_is_exported_as_a_script_and_an_issue(exported):
+    assert len(CASES) >= 37
+    assert set(exported) == {p.stem for p in CASES}
+    for name, done in exported.items():
+        assert done.folder.name == name
+        assert (done.folder / "repro.py").is_file() and (done.folder / "ISSUE.md").is_file()
+
+
+def test_scripts_import_only_the_stacks_and_the_standard_library(exported):
+    for name, done in exported.items():
+        tops = _imports((done.folder / "repro.py").read_text())
+        foreign = {t for t in tops if t not in STACKS and t not in sys.stdlib_module_names}
+        assert not foreign, f"{name} imports {foreign}"
+        assert not tops & {"fuzz", "fixes"}, name
+        # the lane's own stack, and only it
+        assert ("thunder" in tops) == (done.lane == "thunder"), name
+        assert ("executorch" in tops) == (done.lane == "exir"), name
+
+
+def test_scripts_embed_the_program_and_calls_of_the_case_verbatim(exported):
+    for path in CASES:
+        source = path.read_text()
+        script = (exported[path.stem].folder / "repro.py").read_text()
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef) and node.name in ("program", "calls"):
+                assert ast.get_source_segment(source, node) in script, (path.stem, node.name)
+        compile(script, str(path), "exec")  # and the script is valid Python
+
+
+def test_issue_md_has_title_versions_repro_expected_actual_cause_and_links(exported):
+    torch_version = importlib.metadata.version("torch")
+    for path in CASES:
+        case, done = load_case(path), exported[path.stem]
+        text = (done.folder / "ISSUE.md").read_text()
+        assert text.startswith("# [")
+        for section in ("Versions", "Repro", "Expected", "Actual", "Root cause", "Related"):
+            assert f"\n## {section}\n" in text, (path.stem, section)
+        assert f"- torch {torch_version}" in text
+        assert (done.folder / "repro.py").read_text().rstrip() in text
+        if case.upstream:
+            assert f"- {case.upstream}" in text
+        if "\n\n" in case.doc:  # the docstring past its summary line is the root cause
+            assert case.doc.split("\n\n", 1)[1].strip().splitlines()[0] in text
+
+
+def test_the_scripts_check_the_kinds_of_the_case(exported):
+    checks = {name: (done.kinds, done.check) for name, done in exported.items()}
+    for name, (kinds, check) in checks.items():
+        assert kinds, f"{name}: no divergence kind to check"
+        if check is None:  # said honestly in the script
+            script = (exported[name].folder / "repro.py").read_text()
+            assert "UNSUPPORTED: " in script and "WHY_UNSUPPORTED = " in script
+        else:
+            assert check in ("RUN", "CONTRACT", "BOUNDS", "thunder"), name
+    # exir.pipeline-variance needs the harness's copy of to_executorch's pass loop
+    variance = [n for n, (kinds, _) in checks.items() if kinds == ("exir.pipeline-variance",)]
+    assert variance and all(checks[n][1] is None for n in variance)
+
+
+def test_an_unsupported_kind_exits_2_and_says_why(exported):
+    done = next(d for d in exported.values() if d.check is None)
+    status, output = run_script(done.folder / "repro.py")
+    assert status == 2, output
+    assert "UNSUPPORTED: " in output and "DIVERGES" not in output
+
+
+def test_the_command_line_writes_both_files(tmp_path):
+    case = ROOT / "corpus" / "thunder_copy_broadcast.py"
+    assert cli(["repro", str(case), "--out", str(tmp_path), "--no-run"]) == 0
+    assert (tmp_path / "thunder_copy_broadcast" / "repro.py").is_file()
+    assert "(not run at export" in (tmp_path / "thunder_copy_broadcast" / "ISSUE.md").read_text()
+    assert cli(["repro", str(tmp_path / "missing.py"), "--out", str(tmp_path)]) == 2
+
+
+def _replay_reproduces(case: Path, lane: str, kinds: tuple[str, ...]) -> bool:
+    """Whether `python -m fuzz replay CASE --fixes off` shows one of `kinds` on lane/cpu."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fuzz", "replay", str(case), "--fixes", "off", "--isolate"]
+        + ["--lanes", lane, "--devices", "cpu", "--json", "-"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    results = json.loads(done.stdout)["results"]
+    ran = [r for r in results if r["lane"] == lane and r["device"] == "cpu"]
+    assert ran and all(r["status"] != "error" for r in ran), ran
+    return any(d["kind"] in kinds for r in ran for d in r["divergences"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
+def test_the_script_agrees_with_the_stock_replay(case, tmp_path):
+    done = export_case(case, tmp_path, run=False)
+    status, output = run_script(done.folder / "repro.py")
+    assert status in (0, 1, 2), f"the script failed ({status}):\n{output}"
+    if status == 2:
+        assert "UNSUPPORTED: " in output and done.check is None
+        pytest.skip(output.splitlines()[-1][:200])
+    assert ("DIVERGES: " in output) == (status == 1), output
+    assert ("OK: " in output) == (status == 0), output
+    replayed = _replay_reproduces(case, done.lane, done.kinds)
+    assert (status == 1) == replayed, (
+        f"script {'reproduces' if status == 1 else 'does not reproduce'}, "
+        f"replay --fixes off {'does' if replayed else 'does not'}:\n{output}"
+    )

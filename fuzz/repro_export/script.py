@@ -1,7 +1,7 @@
 """Compose one repro script from a case: the case's own code, then the lane's steps and
 one check, from the templates in this package.
 
-`plan(case)` decides what the script checks (the case's divergence kinds: EXPECT, else
+`plan(case)` decides what the script checks (the case's divergence kinds: EXPECT and
 the kinds of FOUND, else the kinds its docstring names) and how the lane would run it
 (dynamic dims, the export example); `render(case)` writes the script's text.
 """
@@ -69,11 +69,10 @@ class Plan:
 
 
 def case_kinds(case: Case, meta: dict) -> tuple[str, ...]:
-    if case.expect:
-        return case.expect
+    # EXPECT is what shows with every fix on, FOUND what the stock stack showed when filed
     found = tuple(dict.fromkeys(f.split("@")[0] for f in meta.get("FOUND") or ()))
-    if found:
-        return found
+    if case.expect or found:
+        return tuple(dict.fromkeys(case.expect + found))
     named = re.findall(r"\b((?:exir|thunder)\.[a-z-]+[a-z])", case.doc)
     return tuple(dict.fromkeys(k for k in named if k in KINDS))
 

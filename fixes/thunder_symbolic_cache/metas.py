@@ -66,7 +66,7 @@ class _FakeMetaReplay:
     """`meta_adaptor`'s computation as a function of the symbolic values of its arguments:
     returns the signature of the outputs (see the module docstring)."""
 
-    __slots__ = ("torch_func", "spec", "template", "memo", "__name__")
+    __slots__ = ("torch_func", "spec", "template", "memo", "out_names", "__name__")
 
     def __init__(self, torch_func, spec, template):
         self.torch_func = torch_func
@@ -75,6 +75,7 @@ class _FakeMetaReplay:
         # ("t", dims, dtype, device, requires_grad), dims entries ("c", int) or ("n", k).
         self.template = template
         self.memo: dict = {}
+        self.out_names: tuple = ()  # the traced output proxies' names (None: not a tensor)
         self.__name__ = f"fake_meta[{getattr(torch_func, '__name__', 'op')}]"
 
     def __call__(self, *values):
@@ -235,11 +236,88 @@ def _replay_of(rec, torch_func, args, kwargs, result):
         return None
     replay = _FakeMetaReplay(torch_func, spec, template)
     out_flat, _ = tree_flatten(result)
+    replay.out_names = tuple(o.name if isinstance(o, TensorProxy) else None for o in out_flat)
     observed = tuple(_traced_signature(o, NumberProxy, TensorProxy) for o in out_flat)
     # The traced values, read without going through the recording `.value` descriptor.
     if replay(*(p.__dict__.get("value") for p in proxies)) != observed:
         return None  # our rebuild does not reproduce the meta: keep what was recorded
     return replay, tuple(nodes), observed, out_flat
+
+
+class _SizesOf:
+    """A meta replay whose tensor outputs at `free` are compared without their sizes
+    (kind, dtype, device, requires_grad and rank still are)."""
+
+    __slots__ = ("replay", "free", "__name__")
+
+    def __init__(self, replay, free: frozenset):
+        self.replay, self.free = replay, free
+        self.__name__ = replay.__name__
+
+    def __call__(self, *values):
+        return _without_sizes(self.replay(*values), self.free)
+
+
+def _without_sizes(signature: tuple, free: frozenset) -> tuple:
+    return tuple(
+        ("t", len(s[1]), *s[2:]) if i in free and s[0] == "t" else s
+        for i, s in enumerate(signature)
+    )
+
+
+def relax_unconsumed(decisions: list, computation_trace) -> list:
+    """The decisions, with each meta replay comparing the sizes only of the outputs that
+    something in the finished computation consumes.
+
+    A meta's output tensors have static sizes (plain ints). Everything that can depend on
+    them while tracing takes the tensor as an argument of a bound symbol: Thunder's
+    symbols (whose metas read `_shape`), and user code reading `.shape` (under symbolic
+    values `TensorProxy.shape` binds `prims.shape(t)`), `.size()`, `numel()`, `len()`.
+    An output that no bound symbol at any depth takes, other than the one that made it
+    and the trace's `return`, reaches the trace only as its own type annotation (the
+    sizes Thunder prints there, which are not part of the computation: the oracle's
+    normalisation drops them too), and at run time the op computes the real sizes. So
+    its sizes are not compared; its rank, dtype, device and requires_grad still are.
+    Without the finished trace, nothing is relaxed."""
+    if computation_trace is None:
+        return decisions
+    metas = [d for d in decisions if isinstance(d[0], _Op) and isinstance(d[0].fn, _FakeMetaReplay)]
+    if not metas:
+        return decisions
+    from thunder.core.prims import PrimIDs
+    from thunder.core.proxies import Proxy
+    from thunder.core.pytree import tree_flatten
+
+    produced_by: dict[str, int] = {}  # output name -> id of the bsym that made it first
+    consumed: set[str] = set()
+
+    def walk(bsyms) -> None:
+        for b in bsyms:
+            outs, _ = tree_flatten(b.output)
+            for o in outs:
+                if isinstance(o, Proxy):
+                    produced_by.setdefault(o.name, id(b))
+            if b.sym.id != PrimIDs.RETURN:
+                args, _ = tree_flatten((b.args, b.kwargs))
+                for a in args:
+                    if isinstance(a, Proxy) and produced_by.get(a.name) != id(b):
+                        consumed.add(a.name)
+            walk(b.subsymbols)
+
+    walk(computation_trace.bound_symbols)
+    out = []
+    for node, kind, observed in decisions:
+        fn = node.fn if isinstance(node, _Op) else None
+        if isinstance(fn, _FakeMetaReplay):
+            free = frozenset(
+                i
+                for i, name in enumerate(fn.out_names)
+                if name is not None and name in produced_by and name not in consumed
+            )
+            if free:
+                node, observed = _Op(_SizesOf(fn, free), node.args), _without_sizes(observed, free)
+        out.append((node, kind, observed))
+    return out
 
 
 def _is_plain_metadata(x) -> bool:

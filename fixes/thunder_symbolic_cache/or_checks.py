@@ -43,27 +43,50 @@ import inspect
 from collections.abc import Callable
 
 
-def broadcast_in_dim_ok(original_length, target_length):
-    return original_length == 1 or target_length == original_length
-
-
-def expand_ok(requested_length, x):
-    return requested_length == x or x == 1 or requested_length == -1
-
-
-def broadcast_ok(length, common_length):
-    return (length == 1) or (common_length == length)
-
-
 @dataclasses.dataclass(frozen=True)
 class _Chain:
-    """One chain: where it is, how to read its operands from the frame, its truth."""
+    """One chain: where it is, how to read its operands from the frame, its operands (the
+    comparisons, in order, with the frame operands each one reads) and whether they are
+    bound into the trace (`bound`: False inside a prim's meta, where Thunder records
+    nothing)."""
 
     module: str
     function: str
     text: str  # the chain's source line, stripped
     operands: Callable[[dict], tuple]
-    holds: Callable[..., bool]
+    ops: tuple[Callable[..., bool], ...]
+    uses: tuple[tuple[int, ...], ...]
+    bound: bool
+
+
+class _ChainReplay:
+    """The chain as one decision: `(passes, the comparisons evaluated that the trace
+    binds)`, or just `passes` when the chain binds nothing. Evaluated on plain values,
+    operand by operand as Python's `or` does. One object per chain and proxy pattern, so
+    equal decisions are replayed once (`expressions._key` keys functions by identity)."""
+
+    __slots__ = ("ops", "bound_ops", "__name__")
+
+    def __init__(self, chain: _Chain, is_proxy: tuple[bool, ...]):
+        self.ops = chain.ops
+        # Comparisons that involve a proxy bind a symbol (`prims.eq`, ...) into the trace
+        # when they are evaluated outside a prim's meta: which of them run is part of
+        # the trace, so it is part of the decision.
+        self.bound_ops = frozenset(
+            i for i, used in enumerate(chain.uses) if chain.bound and any(is_proxy[u] for u in used)
+        )
+        self.__name__ = chain.function + "_check"
+
+    def __call__(self, *values):
+        evaluated = []
+        passes = False
+        for i, op in enumerate(self.ops):
+            if i in self.bound_ops:
+                evaluated.append(i)
+            if op(*values):
+                passes = True
+                break
+        return (passes, tuple(evaluated)) if self.bound_ops else passes
 
 
 _CHAINS = (
@@ -72,23 +95,40 @@ _CHAINS = (
         "broadcast_in_dim_meta",
         "original_length == 1 or shape[idx] == original_length,",
         lambda f: (f["original_length"], f["shape"][f["idx"]]),
-        broadcast_in_dim_ok,
+        (lambda o, t: o == 1, lambda o, t: t == o),
+        ((0,), (0, 1)),
+        bound=False,  # a prim's meta: Thunder records nothing it computes
     ),
     _Chain(
         "thunder.clang.utils",
         "expand_impl",
         "requested_length == x or x == 1 or requested_length == -1,",
         lambda f: (f["requested_length"], f["x"]),
-        expand_ok,
+        (lambda r, x: r == x, lambda r, x: x == 1, lambda r, x: r == -1),
+        ((0, 1), (1,), (0,)),
+        bound=True,
     ),
     _Chain(
         "thunder.clang.utils",
         "compute_broadcast_shape",
         "(shape[idx] == 1) or (common_shape[idx] == shape[idx]),",
         lambda f: (f["shape"][f["idx"]], f["common_shape"][f["idx"]]),
-        broadcast_ok,
+        (lambda s, c: s == 1, lambda s, c: c == s),
+        ((0,), (0, 1)),
+        bound=True,
     ),
 )
+
+_replays: dict[tuple, _ChainReplay] = {}
+
+
+def chain_replay(chain: _Chain, is_proxy: tuple[bool, ...]) -> _ChainReplay:
+    """The (shared) replay of `chain` for operands of which `is_proxy` are proxies."""
+    key = (id(chain), is_proxy)
+    r = _replays.get(key)
+    if r is None:
+        r = _replays[key] = _ChainReplay(chain, is_proxy)
+    return r
 
 
 def chain_sites() -> tuple[dict, dict, object]:

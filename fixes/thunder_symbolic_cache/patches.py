@@ -353,6 +353,8 @@ def _propagate_without_recording(propagate):
         rec = getattr(_local, "recorder", None)
         if rec is not None:
             rec.recording = False
+            # The finished computation: which meta outputs anything consumes (`metas`).
+            rec.computation_trace = computation_trace
         return propagate(ctx, inputs, intermediates, computation_trace)
 
     return propagate_constraints

@@ -58,6 +58,8 @@ from fixes.thunder_symbolic_cache.expressions import (
     _Select,
     _Unknown,
 )
+from fixes.thunder_symbolic_cache.metas import relax_unconsumed
+from fixes.thunder_symbolic_cache.or_checks import chain_replay
 from fixes.thunder_symbolic_cache.prologue import _AliasWindow, _compile_check, _generate
 
 # The recorder of the trace being built on this thread (None when not tracing under
@@ -88,6 +90,9 @@ class _Recorder:
         # The part of the prologue check that Thunder's input-alias handling fills in
         # (`_AliasWindow`); None when this call has no inputs that share storage.
         self.alias_window: _AliasWindow | None = None
+        # The finished computation trace (set when interpretation ends): the meta replays
+        # compare the sizes of the outputs it consumes only (`metas.relax_unconsumed`).
+        self.computation_trace = None
 
     def guarded(self, method, *args):
         try:
@@ -216,7 +221,9 @@ class _Recorder:
     def _build_check(self, pro_to_comp, inputs_alias):
         from thunder.core.proxies import unvariableify
 
-        decisions = list(self.decisions) + self._static_derived(self.keep)
+        decisions = relax_unconsumed(
+            list(self.decisions) + self._static_derived(self.keep), self.computation_trace
+        )
         all_leaves, _ = self._inputs(pro_to_comp)
         # Number inputs the computation uses, and below those decisions depend on: their
         # Python type is checked.
@@ -361,8 +368,10 @@ def _record_chain(rec) -> bool:
     nodes = tuple(rec.node(v) for v in values)
     if any(n is None for n in nodes):
         return False  # an operand we cannot replay: log the conversion itself
-    raw = [_raw_value(v) if isinstance(v, rec.NumberProxy) else v for v in values]
-    rec.decisions.append((_Op(chain.holds, nodes), "bool", bool(chain.holds(*raw))))
+    is_proxy = tuple(isinstance(v, rec.NumberProxy) for v in values)
+    replay = chain_replay(chain, is_proxy)
+    observed = replay(*(_raw_value(v) if p else v for v, p in zip(values, is_proxy)))
+    rec.decisions.append((_Op(replay, nodes), "value", observed))
     return True
 
 

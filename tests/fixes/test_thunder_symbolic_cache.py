@@ -32,6 +32,15 @@ share storage): traced with x2 being x1, a call with x2 a smaller view of x1 mus
 (stock Thunder hits and returns x1-shaped results; with the fix the call fails as a
 fresh trace does on 0.2.6), and a call with another tensor passed twice must still hit.
 
+Issue #21 (the fix must not miss where an entry already has the call's trace): the
+`*_keep` cases `stack_size1`, `stack_from_size1`, `expand_new_dim` (the `or` chains of
+Thunder's shape checks, logged as one decision), `custom_head` (a `meta_adaptor` meta,
+replayed instead of pinning every input size) and `narrow_returned` (a meta output that
+nothing consumes: its sizes are not compared) come from the Thunder lane's generated
+programs and missed before; `expand_rows_flip`, `custom_head_flip` and
+`narrow_shape_branch_flip` must keep missing (the chain fails; the meta's output size is
+baked into the trace; the output's size is read by a branch).
+
 Also: the prologue shows the replayed decisions; applying is idempotent; a failure inside
 the recorder pins every symbolic input (sound) instead of breaking the trace; the version
 gate refuses other Thunder versions.
@@ -150,6 +159,15 @@ def head_rows(a, n):
     return torch.ops.fuzz.head(a, n).reshape(2, -1)
 
 
+def narrow_min(a, n):
+    return a.narrow(0, 0, min(n, a.shape[0]))
+
+
+def narrow_shape_branch(a, n):
+    v = a.narrow(0, 0, min(n, a.shape[0]))
+    return v * 2 if v.shape[0] == 3 else v + 1
+
+
 def _inputs():
     import torch
 
@@ -195,6 +213,10 @@ def _inputs():
         # A custom op's meta (`meta_adaptor`) gives head(a, n) the static shape (n,), and
         # reshape(2, -1) bakes it into the trace: another n must miss.
         "custom_head_flip": (head_rows, (R(2, 3), 4), (R(2, 3), 6)),
+        # narrow's meta (auto-registered: meta_adaptor) gives the output static sizes;
+        # reading `v.shape` consumes the output, so its sizes stay compared and the
+        # branch on them is kept.
+        "narrow_shape_branch_flip": (narrow_shape_branch, (R(3), 3), (R(3), 1)),
     }
     keep = {
         "g_add_keep": (g_add, (R(2, 3), R(3)), (R(4, 5), R(5))),
@@ -228,18 +250,23 @@ def _inputs():
         # (`torch.empty(a.shape)`) and `n`, each logged as a pin; the output (n,) depends
         # on n only, so another size of `a` keeps the trace.
         "custom_head_keep": (head_rows, (R(2, 3), 4), (R(5, 3), 4)),
+        # A meta output that nothing consumes (only returned): its static size is in the
+        # trace's annotation only, so another size hits (rank and dtype are compared).
+        "narrow_returned_keep": (narrow_min, (R(3), 3), (R(3), 1)),
     }
     return flip, keep
 
 
 FLIP_CASES = (
     "f_tuple_eq g_add h_eq k_range m_dict n_int_then_float sqrt_size all_gt numel_gt numel_min "
-    "mod_eq lt split_rows alias_shape_flip expand_rows_flip custom_head_flip"
+    "mod_eq lt split_rows alias_shape_flip expand_rows_flip custom_head_flip "
+    "narrow_shape_branch_flip"
 ).split()
 KEEP_CASES = (
     "g_add_keep h_eq_keep add_equal_shapes n_int_then_int lt_keep numel_gt_keep scalar_gt_keep "
     "relu_any_shape reshape_numel unused_alias_halves alias_same_tensor_keep "
-    "stack_size1_keep stack_from_size1_keep expand_new_dim_keep custom_head_keep"
+    "stack_size1_keep stack_from_size1_keep expand_new_dim_keep custom_head_keep "
+    "narrow_returned_keep"
 ).split()
 # Run with the Thunder lane's executors (custom_op_ex runs the harness's custom ops).
 CUSTOM_OP_CASES = {"custom_head_flip", "custom_head_keep"}

@@ -50,6 +50,19 @@ the decisions logged while `insert_alias_updates` runs are compiled into its ali
 (shown with "(alias handling)" in the prologue); any failure there pins every symbolic
 input.
 
+Three narrowings keep the log to what the trace depends on (issue #21: the Thunder lane's
+generated programs missed calls whose trace an entry already had):
+
+* a call of a `thunder.torch.meta_adaptor` meta (every `torch.library` custom op and the
+  auto-registered torch ops) logs one decision that replays the meta on fake tensors
+  (`metas`), not a pin per size and number it read; an output tensor that nothing in the
+  finished computation consumes is compared without its (static) sizes;
+* the `or` chains of Thunder's shape checks (`broadcast_in_dim_meta`, `expand_impl`,
+  `compute_broadcast_shape`) are logged as one decision each, the chain's truth plus
+  which of its comparisons ran where those are bound into the trace (`or_checks`):
+  `size == 1 is False` no longer pins a size that `stack`, `unsqueeze` or `expand` keeps
+  as it is.
+
 Nothing is specialised that the trace did not decide: `a + b` on (3, 4) + (3, 4) records
 `a.shape[0] == b.shape[0]`-style equalities, so (5, 6) + (5, 6) still hits; `h(a)` with
 (2, 3) then (2, 7) hits because only `a.shape[0] == 2` (and `!= 1`) was decided.
@@ -60,6 +73,8 @@ Modules
 * `recorder`: the per-trace `_Recorder` (expressions, decision log, fallbacks, alias part);
 * `prologue`: the generated check and the prologue symbol that prints the decisions;
 * `value`: the `NumberProxy.value` descriptor that logs direct value reads;
+* `metas`: `meta_adaptor` metas as one replayed decision (fake tensors, memoised);
+* `or_checks`: the `or` chains of Thunder's shape checks as one decision each;
 * `patches`: the patch table, `install()` and `uninstall()` (and the two Thunder helpers
   adjusted so they do not create pins or decisions that the replay makes unnecessary).
 
@@ -72,9 +87,11 @@ Thunder's passes after tracing other than the alias handling (autograd, executor
 passes); reads of
 `proxy.__dict__["value"]`; numbers of `_Unknown` origin are handled only by pinning
 everything; entries traced before the fix was applied keep their old prologues (and
-entries traced with it keep their checks after `uninstall()`). Every decision counts, also
-one whose outcome did not change the trace (Thunder's broadcast check evaluates `d == 1`
-for a tensor's own sizes, so a size that becomes 1 misses).
+entries traced with it keep their checks after `uninstall()`). Every other decision counts,
+also one whose outcome did not change the trace (`if common_shape[idx] == 1` in
+`compute_broadcast_shape` is a real branch: `(3, 4) + (3, 4)` then `(1, 4) + (1, 4)`
+misses); a meta replay costs a fake-tensor run per new combination of its inputs'
+values in the prologue (memoised).
 
 Everything is a runtime monkeypatch, installed by `install()` and removed by
 `uninstall()` (through `fixes.apply` / `fixes.remove`); site-packages is not modified.

@@ -55,7 +55,7 @@ class _Chain:
     text: str  # the chain's source line, stripped
     operands: Callable[[dict], tuple]
     ops: tuple[Callable[..., bool], ...]
-    uses: tuple[tuple[int, ...], ...]
+    uses: tuple[tuple[int, ...], ...]  # an op with two operands is their equality
     bound: bool
 
 
@@ -118,6 +118,22 @@ _CHAINS = (
         bound=True,
     ),
 )
+
+
+def always_passes(chain: _Chain, nodes: tuple, values: tuple, is_proxy: tuple) -> bool:
+    """Whether the chain's outcome cannot change: some comparison is an int operand
+    compared with itself (the same expression node, as in `t == o` for a size `stack`
+    keeps) and no comparison bound into the trace may run before it. Such a chain is not
+    logged at all (the replay would always give the traced result)."""
+    for used in chain.uses:
+        if len(used) == 2 and nodes[used[0]] is nodes[used[1]]:
+            v = values[used[0]]
+            raw = v.__dict__.get("value") if is_proxy[used[0]] else v
+            return type(raw) is int  # (a float could be NaN, never equal to itself)
+        if chain.bound and any(is_proxy[u] for u in used):
+            return False  # which comparisons run before it is part of the trace
+    return False
+
 
 _replays: dict[tuple, _ChainReplay] = {}
 

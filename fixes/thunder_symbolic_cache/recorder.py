@@ -39,6 +39,7 @@ the stock ones (tested for every case of tests/fixes/test_thunder_symbolic_cache
 
 from __future__ import annotations
 
+import operator
 import sys
 import threading
 from numbers import Number
@@ -59,7 +60,7 @@ from fixes.thunder_symbolic_cache.expressions import (
     _Unknown,
 )
 from fixes.thunder_symbolic_cache.metas import relax_unconsumed
-from fixes.thunder_symbolic_cache.or_checks import chain_replay
+from fixes.thunder_symbolic_cache.or_checks import always_passes, chain_replay
 from fixes.thunder_symbolic_cache.prologue import _AliasWindow, _compile_check, _generate
 
 # The recorder of the trace being built on this thread (None when not tracing under
@@ -256,7 +257,7 @@ class _Recorder:
         pins: dict[str, _Leaf] = {}
         pin_all = False
         for node, kind, observed in decisions:
-            if isinstance(node, _Const):
+            if isinstance(node, _Const) or _always_holds(node, kind, observed):
                 continue  # nothing symbolic was decided
             key = (_key(node, memo), kind, type(observed).__name__, repr(observed))
             if key in checks:
@@ -321,6 +322,25 @@ class _Recorder:
             return False
 
 
+# A size compared with itself: the outcome is fixed (sizes are ints, never NaN).
+_REFLEXIVE = {operator.eq: True, operator.le: True, operator.ge: True}
+_REFLEXIVE.update({operator.ne: False, operator.lt: False, operator.gt: False})
+
+
+def _always_holds(node, kind, observed) -> bool:
+    """`bool(s == s) is True` and the like for an input tensor's size `s` (`cat_meta` and
+    the broadcast helpers compare a size with itself): no call can change it."""
+    return (
+        kind == "bool"
+        and isinstance(node, _Op)
+        and len(node.args) == 2
+        and node.args[0] is node.args[1]
+        and isinstance(node.args[0], _Leaf)
+        and _REFLEXIVE.get(node.fn) is observed
+        and _is_tensor_size(node.args[0].proxy)
+    )
+
+
 def _is_tensor_size(proxy) -> bool:
     """A size of an input tensor: BINARY_SUBSCR(LOAD_ATTR(<tensor>, 'shape'), i)."""
     from thunder.core.interpreter import PseudoInst
@@ -369,6 +389,8 @@ def _record_chain(rec) -> bool:
     if any(n is None for n in nodes):
         return False  # an operand we cannot replay: log the conversion itself
     is_proxy = tuple(isinstance(v, rec.NumberProxy) for v in values)
+    if always_passes(chain, nodes, values, is_proxy):
+        return True  # nothing to replay: the chain passes the same way for any values
     replay = chain_replay(chain, is_proxy)
     observed = replay(*(_raw_value(v) if p else v for v, p in zip(values, is_proxy)))
     rec.decisions.append((_Op(replay, nodes), "value", observed))

@@ -10,7 +10,8 @@
                            [--engine local|ray] [--ray-address auto|HOST:PORT]
     python -m fuzz repro CASE... [--out DIR] [--no-run]
 
-`--fixes` defaults to $FUZZ_FIXES, else "on". See fuzz/replay.py and
+`--fixes` defaults to $FUZZ_FIXES, else "on"; `--speedups on|off` (both commands) to
+$FUZZ_SPEEDUPS, else "on". See fuzz/replay.py and
 fuzz/campaign/nightly.py for what each prints, writes and exits with.
 """
 
@@ -51,6 +52,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--fixes",
         default=None,
         help='"on" (every fix), "off", or fix names a,b (default: $FUZZ_FIXES, else on)',
+    )
+    p.add_argument(
+        "--speedups",
+        choices=("on", "off"),
+        default=None,
+        help="our pure-overhead patches of Thunder and torch.export (fuzz/speedups.py): "
+        '"off" runs the stock stacks (default: $FUZZ_SPEEDUPS, else on)',
     )
     p.add_argument(
         "--lanes",

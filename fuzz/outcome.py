@@ -225,12 +225,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("lane")
     p.add_argument("device")
     p.add_argument("--fixes", default=None)
+    p.add_argument("--speedups", default=None, choices=("on", "off"))
     p.add_argument("--plugin", action="append", default=[])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--corpus", action="append", default=[])
     args = p.parse_args(argv)
     try:
-        prepare(args.fixes, args.plugin)
+        prepare(args.fixes, args.plugin, args.speedups)
         case = load_case(args.case)
     except (PluginError, CaseError) as e:  # an error result, not a crash of the lane
         print(

@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 
 import fixes
+from fuzz import speedups
 from fuzz.errors import error_text
 
 
@@ -46,10 +47,13 @@ def check_plugins(plugins: Sequence[str]) -> None:
             raise PluginError(name, ModuleNotFoundError(f"No module named {name!r}", name=name))
 
 
-def prepare(switch: str | None = None, plugins: Sequence[str] = ()) -> dict[str, str]:
-    """Apply the fixes switch (raises fixes.FixError on a bad one), import plugins (raises
-    PluginError for one that cannot be imported), and return the fixes active in this
-    process (name -> state)."""
+def prepare(
+    switch: str | None = None, plugins: Sequence[str] = (), speedups_switch: str | None = None
+) -> dict[str, str]:
+    """Apply the fixes switch (raises fixes.FixError on a bad one) and the speedups switch
+    (fuzz.speedups; raises SpeedupsError), import plugins (raises PluginError for one that
+    cannot be imported), and return the fixes active in this process (name -> state)."""
+    speedups.apply(speedups_switch)
     fixes.apply(fixes_switch(switch))
     for name in plugins:
         try:
@@ -57,6 +61,22 @@ def prepare(switch: str | None = None, plugins: Sequence[str] = ()) -> dict[str,
         except Exception as e:
             raise PluginError(name, e) from e
     return fixes.active()
+
+
+def install_speedups(lanes: Sequence[str]) -> dict:
+    """Install the speedups of `lanes` now when the switch is on (the lanes would at their
+    first program), so that what is recorded is what runs; returns fuzz.speedups.state().
+    A lane whose stack does not import installs nothing (lane_unavailable says why)."""
+    if speedups.enabled():
+        for lane in lanes:
+            try:
+                module = importlib.import_module(speedups.MODULES[lane])
+            except KeyError:  # a plugin's lane: no speedups of ours
+                continue
+            except Exception:  # the stack does not import; the lane reports it
+                continue
+            module.install()
+    return speedups.state()
 
 
 def settle_long_lived_objects() -> int:

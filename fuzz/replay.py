@@ -26,12 +26,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import fixes
+from fuzz import speedups
 from fuzz.backends.registry import unknown_names
 from fuzz.case import CaseError, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, expand_paths
 from fuzz.engine import available_devices
 from fuzz.outcome import STATUSES, Outcome, run_lane, run_lane_isolated
-from fuzz.prepare import PluginError, all_fixes_on, check_plugins, fixes_switch, prepare
+from fuzz.prepare import (
+    PluginError,
+    all_fixes_on,
+    check_plugins,
+    fixes_switch,
+    install_speedups,
+    prepare,
+)
 
 DEFAULT_CORPUS = "corpus"
 
@@ -112,7 +120,10 @@ def main(args) -> int:
     try:
         fixes.parse_switch(switch)
         check_plugins(args.plugin or ())  # before the fixes import the stacks
-        active = prepare(switch, args.plugin or ())
+        active = prepare(switch, args.plugin or (), getattr(args, "speedups", None))
+    except speedups.SpeedupsError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except fixes.FixError as e:
         print(f"error: --fixes {switch}: {e}", file=sys.stderr)
         return 2
@@ -128,6 +139,8 @@ def main(args) -> int:
     summary = ", ".join(f"{k} ({v})" for k, v in active.items()) or "none"
     print(f"fixes: {switch} -> {summary}", file=stream)
     devices = args.devices or available_devices()
+    speedups_state = install_speedups(args.lanes)
+    print(f"speedups: {speedups.describe(speedups_state)}", file=stream)
 
     def progress(o: Outcome) -> None:
         # Lanes a case excludes itself (LANES/DEVICES) are left out of the text (not the JSON).
@@ -160,6 +173,7 @@ def main(args) -> int:
                 "active": active,
                 "all_on": set(fixes.all_fixes()) <= set(active),
             },
+            "speedups": speedups_state,
             "versions": fixes.package_versions(),
             "lanes": list(args.lanes),
             "devices": list(devices),

@@ -24,6 +24,7 @@ CORE = (
     "fuzz.known",
     "fuzz.errors",
     "fuzz.buckets",
+    "fuzz.speedups",
     "fuzz.campaign.protocol",
     "fuzz.backends.registry",
 )

@@ -19,6 +19,7 @@ from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.campaign.triage import Triage, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
+from fuzz.divergence import KINDS
 from fuzz.procs import child_env, crash_site, run_isolated
 from tests.test_campaign_parts import _settings as campaign_settings
 
@@ -63,13 +64,18 @@ def _finding(
     return f
 
 
+def _stock_shows_it(source: str, lane: str, device: str):
+    """A stock re-run (fuzz.campaign.stock) that dies like a crash and shows every kind."""
+    return 1, False, {"status": "divergence", "divergences": [{"kind": k} for k in KINDS]}
+
+
 def _triage(tmp_path: Path, findings: list[Finding], corpus: list[Path] = ()) -> Supervisor:
     sup = Supervisor(_settings(tmp_path))
     for f in findings:
         sup.findings[f.bucket] = f
     into = DirectoryCorpus(tmp_path / "cases")
     index = CorpusIndex.of([*(DirectoryCorpus(c) for c in corpus), into])
-    Triage(sup, index, into, rerun=lambda *a: (0, False)).run(renderer(sup))
+    Triage(sup, index, into, rerun=lambda *a: (0, False), stock=_stock_shows_it).run(renderer(sup))
     return sup
 
 
@@ -321,7 +327,7 @@ def test_crash_confirmation_records_the_frame_and_counts_what_it_did_not_rerun(
         return -6, False, _abort("in_the_kernel")
 
     into = DirectoryCorpus(tmp_path / "cases")
-    Triage(sup, CorpusIndex(), into, rerun).run(renderer(sup))
+    Triage(sup, CorpusIndex(), into, rerun, stock=_stock_shows_it).run(renderer(sup))
     first, second = crashes
     assert first.confirmation.startswith("reproduced")
     assert first.divergences[0]["data"]["facts"]["at"] == "program:in_the_kernel"

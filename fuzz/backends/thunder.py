@@ -39,6 +39,7 @@ import torch
 import fixes
 import fuzz.custom_ops
 from fixes.compat_thunder_named_tensor import import_thunder
+from fuzz import speedups
 from fuzz.backends.base import LaneReport
 from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
@@ -69,7 +70,8 @@ def _thunder():
             # once, so that a test or benchmark can uninstall them.
             from fuzz.backends.thunder_speedups import install as install_speedups
 
-            install_speedups()  # pure overhead of Thunder's interpreter, same traces
+            if speedups.enabled():  # $FUZZ_SPEEDUPS / --speedups (fuzz/speedups.py)
+                install_speedups()  # pure overhead of Thunder's interpreter, same traces
             # The harness's torch.library.custom_op ops, run by Thunder's custom_op_ex.
             # (Thunder modules are imported after import_thunder(), which installs the
             # compat shim Thunder needs to import on torch 2.13.)

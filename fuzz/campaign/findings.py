@@ -20,6 +20,7 @@ from typing import Any
 
 from fuzz.divergence import KINDS, stage_kind
 from fuzz.signature import Signature
+from fuzz.speedups import describe as describe_speedups
 
 SHRUNK_TEXT = {
     "yes, 1-minimal": "Hypothesis shrank it, then no single op or input could be removed "
@@ -46,7 +47,7 @@ class Finding:
     first_source: str = ""
     first_divergences: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     # filled by triage
-    status: str = ""  # new | known | duplicate | merged | drifted | flaky
+    status: str = ""  # new | known | duplicate | merged | drifted | flaky | harness-bug
     path: str | None = None
     merged_into: str | None = None  # merged or duplicate: the case file filed for its bug
     absorbed: list[str] = dataclasses.field(default_factory=list)  # filed: merged buckets
@@ -55,6 +56,7 @@ class Finding:
     signatures: list[Signature] = dataclasses.field(default_factory=list)
     sig_status: dict[str, str] = dataclasses.field(default_factory=dict)  # digest -> status
     confirmation: str = ""
+    stock: str = ""  # filed: the re-run on the stock stacks (fuzz.campaign.stock)
 
     @property
     def kind(self) -> str:
@@ -106,6 +108,7 @@ class Finding:
                 for s in self.signatures
             ],
             "confirmation": self.confirmation,
+            "stock": self.stock,
             "merged_into": self.merged_into,
             "absorbed": self.absorbed,
             "merge_reason": self.merge_reason,
@@ -156,6 +159,9 @@ def describe(
     shrunk: str,
     signatures: Sequence[str],
     switch: str = "on",
+    speedups: dict[str, Any] | None = None,
+    plugins: Sequence[str] = (),
+    stock: str = "",
     isolate: bool = False,
     absorbed: Sequence[str] = (),
     width: int = 88,
@@ -185,6 +191,12 @@ def describe(
     lines += textwrap.wrap(f"Shrinking: {shrunk}", width)
     active = ", ".join(f"{k} ({v})" for k, v in sorted(fixes.items())) or "none"
     lines += textwrap.wrap(f"Fixes active: {active}.", width)
+    if speedups is not None:
+        lines += textwrap.wrap(f"Speedups: {describe_speedups(speedups)}.", width)
+    if plugins:
+        lines += textwrap.wrap(f"Found under plugins: {', '.join(plugins)}.", width)
+    if stock:
+        lines += textwrap.wrap(f"On the stock stacks: {stock}.", width)
     lines += textwrap.wrap(
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".", width
     )
@@ -197,8 +209,12 @@ def describe(
             break_long_words=False,
             break_on_hyphens=False,
         )
+    flags = f"--fixes {switch}"
+    if speedups is not None:
+        flags += f" --speedups {speedups.get('switch', 'on')}"
+    flags += "".join(f" --plugin {p}" for p in plugins)
     lines.append(
-        f"Replay: python -m fuzz replay THIS_FILE --fixes {switch}"
+        f"Replay: python -m fuzz replay THIS_FILE {flags}"
         + (" --isolate  (it kills the process that runs it)" if isolate else "")
     )
     return "\n".join(lines)

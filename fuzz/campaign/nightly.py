@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import fixes
+from fuzz import speedups
 from fuzz.backends.registry import unknown_names
 from fuzz.campaign.database import DatabaseError, check_database
 from fuzz.campaign.local import LocalEngine
@@ -75,6 +76,7 @@ def settings_from(args, resources: dict[str, float] | None = None) -> CampaignSe
         lanes=tuple(args.lanes),
         devices=tuple(args.devices),
         fixes=fixes_switch(args.fixes),
+        speedups=speedups.switch(getattr(args, "speedups", None)),
         workers=max(1, workers),
         seed=seed if seed is not None else int.from_bytes(os.urandom(4), "big"),
         out=out,
@@ -114,6 +116,11 @@ def main(args) -> int:
     if (problem := unknown_names(args.lanes, args.devices)) is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    try:
+        speedups.apply(getattr(args, "speedups", None))  # inherited by every child process
+    except speedups.SpeedupsError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:  # a missing one here; one that raises on import fails every worker's setup
         check_plugins(args.plugin or ())
     except PluginError as e:
@@ -136,7 +143,7 @@ def main(args) -> int:
     sup.event(
         f"campaign seed {settings.seed}, {len(sup.slots)} worker(s) ({settings.engine}), "
         f"lanes {','.join(settings.lanes)}, devices {','.join(settings.devices)}, "
-        f"fixes {settings.fixes}, budget {settings.budget:g} s"
+        f"fixes {settings.fixes}, speedups {settings.speedups}, budget {settings.budget:g} s"
         + (f", max {settings.max_examples} programs" if settings.max_examples else "")
     )
     try:

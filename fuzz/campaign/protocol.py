@@ -50,6 +50,7 @@ class WorkerConfig:
     suppressed: tuple[str, ...] = ()  # buckets already shrunk in this campaign
     case_seed: int = 0  # seed of every case's calls()
     harness: str = ""  # the harness and Hypothesis versions every worker must share
+    speedups: str = "on"  # fuzz/speedups.py: our pure-overhead patches of the stacks
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -83,6 +84,7 @@ class Hello(Message):
     versions: dict[str, str | None]
     unavailable: dict[str, str]  # "lane/device" -> why
     harness: str
+    speedups: dict = dataclasses.field(default_factory=dict)  # fuzz.speedups.state()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -206,13 +206,14 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
             row(kind)["programs"] += n
     new = [f for f in sup.findings.values() if f.status == "new"]
     drifted = [f for f in sup.findings.values() if f.status == "drifted"]
+    ours = [f for f in sup.findings.values() if f.status == "harness-bug"]  # fuzz.campaign.stock
     asked = [f"{lane}/{device}" for device in s.devices for lane in s.lanes]
     spots = blind_spots(stats, asked, sup.unavailable)
     code = (
         EXIT_ERRORS
         if sup.errors
         else EXIT_NEW
-        if new or drifted
+        if new or drifted or ours
         else EXIT_BLIND
         if spots
         else EXIT_CLEAN
@@ -257,6 +258,9 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
         "lanes": list(s.lanes),
         "devices": list(s.devices),
         "fixes": {"switch": s.fixes, "active": hello.fixes if hello else {}},
+        # fuzz/speedups.py: what a worker installed, or only the switch without a worker
+        "speedups": (hello.speedups if hello and hello.speedups else {"switch": s.speedups}),
+        "plugins": list(s.plugins),
         "versions": hello.versions if hello else {},
         "harness": sup.harness,
         "max_examples": s.max_examples,
@@ -286,6 +290,7 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
         "new_cases": [f.path for f in new],
         "distinct_bugs": distinct_bugs(list(sup.findings.values()), programs_per_bucket),
         "drifted": [f.bucket for f in drifted],
+        "harness_bugs": [f.path or f.bucket for f in ours],
         "unconfirmed_crashes": list(sup.unconfirmed),
         "blind_spots": spots,
         "coverage": sup.stats.coverage(),

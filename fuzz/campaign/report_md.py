@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fuzz.speedups import describe as describe_speedups
+
 
 def _pct(n: float, d: float) -> str:
     return f"{100 * n / d:.0f}%" if d else "-"
@@ -22,6 +24,15 @@ OUTCOME = {
     2: "harness errors",
     3: "a lane checked too little (blind spot)",
 }
+
+
+def speedups_line(record: dict[str, Any] | None) -> str:
+    """The speedups a night ran with (fuzz/speedups.py `describe`, switch in backticks)."""
+    if not record:
+        return "not recorded"
+    text = describe_speedups(record)
+    switch = str(record.get("switch", "?"))
+    return f"`{switch}`" + text[len(switch) :]
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -43,9 +54,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"- campaign seed: `{doc['seed']}` (rerun: `python -m fuzz nightly --hypothesis-seed "
         f"{doc['seed']} --lanes {','.join(doc['lanes'])} --devices {','.join(doc['devices'])} "
         f"--fixes {fixes['switch']}"
+        + (f" --speedups {doc['speedups']['switch']}" if doc.get("speedups") else "")
+        + "".join(f" --plugin {p}" for p in doc.get("plugins") or ())
         + (f" --max-examples {doc['max_examples']}" if doc.get("max_examples") else "")
         + "`)",
         f"- fixes: `{fixes['switch']}` -> {active}",
+        f"- speedups: {speedups_line(doc.get('speedups'))}",
         f"- versions: {versions}",
         f"- new cases go to `{doc['cases_dir']}`; known findings come from "
         f"{', '.join(f'`{c}`' for c in doc['corpus'])}",
@@ -199,6 +213,10 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
         ("new", "New bugs (case files written)"),
         ("merged", "Merged (one root cause with a case filed above)"),
         ("drifted", "Drifted (new when explored, a registered bug after shrinking; exit 1)"),
+        (
+            "harness-bug",
+            "Harness bugs (do not reproduce with our speedups off: not filed upstream; exit 1)",
+        ),
         ("known", "Known bugs found again (a registered corpus case matched after shrinking)"),
         ("duplicate", "Duplicates (shrank to a program filed above)"),
         ("flaky", "Did not reproduce"),
@@ -216,6 +234,8 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
             matched = "other divergences match" if status == "new" else "matches"
             extra = f"; {matched} {', '.join(f['known_as'])}" if f["known_as"] else ""
             conf = f"; {f['confirmation']}" if f.get("confirmation") else ""
+            if f.get("stock"):
+                conf += f"; {f['stock']}"
             if f.get("merged_into"):
                 conf += f"; merged into `{f['merged_into']}` ({f.get('merge_reason') or '?'})"
             if f.get("absorbed"):

@@ -78,6 +78,7 @@ class CampaignSettings:
     into: str | None = None
     engine: str = "local"
     quiet: bool = False
+    speedups: str = "on"  # fuzz/speedups.py
 
 
 @dataclasses.dataclass
@@ -159,6 +160,7 @@ class Supervisor:
             # Buckets already shrunk in this campaign: a new incarnation need not redo them.
             suppressed=tuple(sorted(b for b, f in self.findings.items() if f.final)),
             harness=self.harness,
+            speedups=s.speedups,
         )
 
     def started(self, slot: Slot) -> None:

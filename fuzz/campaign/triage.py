@@ -42,6 +42,7 @@ from typing import Any
 from fuzz.campaign.causes import primary, same_cause
 from fuzz.campaign.findings import Finding, render_finding
 from fuzz.campaign.protocol import sha
+from fuzz.campaign.stock import MAX_STOCK_RERUNS, StockRerun, judge, local_stock_rerun
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, safe_name
 from fuzz.procs import child_env, crash_site, run_isolated, signal_name
@@ -81,10 +82,17 @@ def local_rerun(sup: Supervisor) -> Rerun:
 
 class Triage:
     def __init__(
-        self, sup: Supervisor, index: CorpusIndex, into: DirectoryCorpus, rerun: Rerun | None = None
+        self,
+        sup: Supervisor,
+        index: CorpusIndex,
+        into: DirectoryCorpus,
+        rerun: Rerun | None = None,
+        stock: StockRerun | None = None,
     ):
         self.sup, self.index, self.into = sup, index, into
         self.rerun = rerun or local_rerun(sup)
+        self.stock = stock or local_stock_rerun(sup)
+        self.stock_left = MAX_STOCK_RERUNS
         self.written: dict[Signature, str] = {}
         self.claimed: dict[Signature, Finding] = {}  # new signatures -> their finding
         self.duplicate_of: dict[int, Finding] = {}  # id(duplicate) -> the finding it repeats
@@ -207,12 +215,34 @@ class Triage:
         )
         rep.absorbed = [f.bucket for f in group if f is not rep]
         rep.merge_reason = ""
+        self.confirm_stock(rep)
         self.file(rep, render)
         for f in group:
             if f is not rep:
                 f.merged_into = rep.path
                 if f.status == "new":
                     f.status = "merged"
+
+    def confirm_stock(self, f: Finding) -> None:
+        """Re-run a finding about to be filed on the stock stacks (fuzz.campaign.stock);
+        one that does not reproduce there is our speedups' bug: status harness-bug."""
+        if self.sup.settings.speedups != "on":
+            f.stock = "found with the speedups off (the stock stacks)"
+            return
+        if self.stock_left <= 0:
+            f.stock = "not re-run on the stock stacks (too many findings to re-run)"
+            return
+        self.stock_left -= 1
+        d = self.primary(f)
+        start = time.time()
+        try:
+            rc, hung, outcome = self.stock(f.source, d["kind"].split(".")[0], d["device"])
+        finally:
+            self.sup.stats.time["stock re-run"] += time.time() - start
+        verdict = judge(d["kind"], f.crash, rc, hung, outcome)
+        f.stock = f"{verdict} with the speedups off"
+        if verdict == "not reproduced":
+            f.status = "harness-bug"
 
     def file(self, f: Finding, render: Callable[[Finding], str]) -> None:
         # The divergence Hypothesis shrank for goes first (headline, file name).
@@ -259,6 +289,9 @@ def renderer(sup: Supervisor) -> Callable[[Finding], str]:
             shrunk=f.shrunk_sentence(),
             signatures=[x.digest for x in f.signatures],
             switch=s.fixes,
+            speedups=(hello.speedups if hello and hello.speedups else {"switch": s.speedups}),
+            plugins=s.plugins,
+            stock=f.stock,
             isolate=f.crash,
             absorbed=f.absorbed,
         )

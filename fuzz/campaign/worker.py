@@ -61,7 +61,12 @@ from fuzz.campaign.protocol import (
 from fuzz.campaign.rounds import BudgetExhausted, Diverged, ShrinkCutShort, exception_for
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.errors import error_text
-from fuzz.prepare import lane_unavailable, prepare, settle_long_lived_objects
+from fuzz.prepare import (
+    install_speedups,
+    lane_unavailable,
+    prepare,
+    settle_long_lived_objects,
+)
 from fuzz.strategies import GeneratedCase, cases
 
 
@@ -97,11 +102,12 @@ class Worker:
             self.send(HarnessError(text[-4000:]))
 
     def setup(self) -> None:
-        active = prepare(self.cfg.fixes, self.cfg.plugins)
+        active = prepare(self.cfg.fixes, self.cfg.plugins, self.cfg.speedups)
         for device in self.cfg.devices:
             for lane in self.cfg.lanes:
                 if why := lane_unavailable(lane, device):
                     self.unavailable[f"{lane}/{device}"] = why
+        speedups = install_speedups(self.cfg.lanes)
         settle_long_lived_objects()  # the stacks are imported: out of the GC's way
         self.send(
             Hello(
@@ -111,6 +117,7 @@ class Worker:
                 fixes.package_versions(),
                 self.unavailable,
                 self.cfg.harness,
+                speedups,
             )
         )
 

@@ -100,14 +100,16 @@ class WorkerActor:
 
 
 @ray.remote(max_retries=0)
-def rerun(source: str, lane: str, device: str, fixes: str, plugins: list[str]) -> str:
+def rerun(
+    source: str, lane: str, device: str, fixes: str, plugins: list[str], speedups: str = "on"
+) -> str:
     """Run one program on one lane in this task's worker process (crash confirmation: if
     the process dies, the task fails with WorkerCrashedError). Imports as in `loop`."""
     from fuzz.case import case_from_source
     from fuzz.outcome import run_lane
     from fuzz.prepare import prepare
 
-    prepare(fixes, plugins)
+    prepare(fixes, plugins, speedups)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "confirm.py"
         path.write_text(source)
@@ -206,7 +208,7 @@ class RayEngine:
         """Re-run a crash as a Ray task: (1: it died again | 0: it ran, whether it hung)."""
         s = self.sup.settings
         ref = rerun.options(num_gpus=1 if device == "cuda" else 0).remote(
-            source, lane, device, s.fixes, list(s.plugins)
+            source, lane, device, s.fixes, list(s.plugins), s.speedups
         )
         done, _ = ray.wait([ref], timeout=s.example_timeout + 60)
         if not done:

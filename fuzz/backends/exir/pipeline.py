@@ -42,6 +42,7 @@ from torch.export import Dim
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
+from fuzz import speedups
 from fuzz.backends.exir.inputs import independent
 from fuzz.backends.exir.mapping import snapshot_specs
 
@@ -265,7 +266,8 @@ def build(
 ) -> ExirBuild:
     """export -> to_edge -> to_executorch (greedy, with the spec probe). Raises
     ExportRefused / Unsupported; other to_executorch errors are kept in `.error`."""
-    install_speedups()
+    if speedups.enabled():  # $FUZZ_SPEEDUPS / --speedups (fuzz/speedups.py)
+        install_speedups()
     t = time.perf_counter()
     try:
         ep = export_program(program, example, dims or {})

@@ -157,6 +157,11 @@ def installed() -> bool:
     return bool(_originals)
 
 
+def installed_names() -> list[str]:
+    """The speedups installed now (fuzz.speedups.state records them)."""
+    return sorted(_originals)
+
+
 def install() -> None:
     if _originals:
         return

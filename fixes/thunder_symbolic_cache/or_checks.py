@@ -45,48 +45,45 @@ from collections.abc import Callable
 
 @dataclasses.dataclass(frozen=True)
 class _Chain:
-    """One chain: where it is, how to read its operands from the frame, its operands (the
-    comparisons, in order, with the frame operands each one reads) and whether they are
-    bound into the trace (`bound`: False inside a prim's meta, where Thunder records
-    nothing)."""
+    """One chain: where it is, how to read its operands from the frame, its comparisons
+    (Python source over `params`, in order, with the operands each one reads) and
+    whether they are bound into the trace (`bound`: False inside a prim's meta, where
+    Thunder records nothing)."""
 
     module: str
     function: str
     text: str  # the chain's source line, stripped
     operands: Callable[[dict], tuple]
-    ops: tuple[Callable[..., bool], ...]
+    params: tuple[str, ...]
+    ops: tuple[str, ...]
     uses: tuple[tuple[int, ...], ...]  # an op with two operands is their equality
     bound: bool
 
 
-class _ChainReplay:
-    """The chain as one decision: `(passes, the comparisons evaluated that the trace
-    binds)`, or just `passes` when the chain binds nothing. Evaluated on plain values,
-    operand by operand as Python's `or` does. One object per chain and proxy pattern, so
-    equal decisions are replayed once (`expressions._key` keys functions by identity)."""
+def _chain_replay_function(chain: _Chain, is_proxy: tuple[bool, ...]):
+    """The chain as one decision: a function of the operands' values returning
+    `(passes, the comparisons evaluated that the trace binds)`, or just `passes` when
+    the chain binds nothing; evaluated comparison by comparison as Python's `or` does.
 
-    __slots__ = ("ops", "bound_ops", "__name__")
-
-    def __init__(self, chain: _Chain, is_proxy: tuple[bool, ...]):
-        self.ops = chain.ops
-        # Comparisons that involve a proxy bind a symbol (`prims.eq`, ...) into the trace
-        # when they are evaluated outside a prim's meta: which of them run is part of
-        # the trace, so it is part of the decision.
-        self.bound_ops = frozenset(
-            i for i, used in enumerate(chain.uses) if chain.bound and any(is_proxy[u] for u in used)
-        )
-        self.__name__ = chain.function + "_check"
-
-    def __call__(self, *values):
-        evaluated = []
-        passes = False
-        for i, op in enumerate(self.ops):
-            if i in self.bound_ops:
-                evaluated.append(i)
-            if op(*values):
-                passes = True
-                break
-        return (passes, tuple(evaluated)) if self.bound_ops else passes
+    Comparisons that involve a proxy bind a symbol (`prims.eq`, ...) into the trace when
+    they run outside a prim's meta: which of them run is part of the trace, so it is part
+    of the decision. Generated as straight-line Python (it runs in every prologue call)."""
+    bound_ops = [
+        i for i, used in enumerate(chain.uses) if chain.bound and any(is_proxy[u] for u in used)
+    ]
+    name = chain.function + "_check"
+    lines = [f"def {name}({', '.join(chain.params)}):"]
+    evaluated: list[int] = []
+    for i, op in enumerate(chain.ops):
+        if i in bound_ops:
+            evaluated.append(i)
+        result = (True, tuple(evaluated)) if bound_ops else True
+        lines.append(f"    if {op}:")
+        lines.append(f"        return {result!r}")
+    lines.append(f"    return {((False, tuple(evaluated)) if bound_ops else False)!r}")
+    ns: dict = {}
+    exec(compile("\n".join(lines) + "\n", f"<or-chain {name}>", "exec"), ns)
+    return ns[name]
 
 
 _CHAINS = (
@@ -95,7 +92,8 @@ _CHAINS = (
         "broadcast_in_dim_meta",
         "original_length == 1 or shape[idx] == original_length,",
         lambda f: (f["original_length"], f["shape"][f["idx"]]),
-        (lambda o, t: o == 1, lambda o, t: t == o),
+        ("o", "t"),
+        ("o == 1", "t == o"),
         ((0,), (0, 1)),
         bound=False,  # a prim's meta: Thunder records nothing it computes
     ),
@@ -104,7 +102,8 @@ _CHAINS = (
         "expand_impl",
         "requested_length == x or x == 1 or requested_length == -1,",
         lambda f: (f["requested_length"], f["x"]),
-        (lambda r, x: r == x, lambda r, x: x == 1, lambda r, x: r == -1),
+        ("r", "x"),
+        ("r == x", "x == 1", "r == -1"),
         ((0, 1), (1,), (0,)),
         bound=True,
     ),
@@ -113,7 +112,8 @@ _CHAINS = (
         "compute_broadcast_shape",
         "(shape[idx] == 1) or (common_shape[idx] == shape[idx]),",
         lambda f: (f["shape"][f["idx"]], f["common_shape"][f["idx"]]),
-        (lambda s, c: s == 1, lambda s, c: c == s),
+        ("s", "c"),
+        ("s == 1", "c == s"),
         ((0,), (0, 1)),
         bound=True,
     ),
@@ -135,15 +135,17 @@ def always_passes(chain: _Chain, nodes: tuple, values: tuple, is_proxy: tuple) -
     return False
 
 
-_replays: dict[tuple, _ChainReplay] = {}
+_replays: dict[tuple, Callable] = {}
 
 
-def chain_replay(chain: _Chain, is_proxy: tuple[bool, ...]) -> _ChainReplay:
-    """The (shared) replay of `chain` for operands of which `is_proxy` are proxies."""
+def chain_replay(chain: _Chain, is_proxy: tuple[bool, ...]) -> Callable:
+    """The replay of `chain` for operands of which `is_proxy` are proxies: one function
+    per chain and pattern, so equal decisions are replayed once (`expressions._key` keys
+    functions by identity)."""
     key = (id(chain), is_proxy)
     r = _replays.get(key)
     if r is None:
-        r = _replays[key] = _ChainReplay(chain, is_proxy)
+        r = _replays[key] = _chain_replay_function(chain, is_proxy)
     return r
 
 

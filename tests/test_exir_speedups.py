@@ -158,3 +158,64 @@ def test_the_override_leaves_the_kernels_upstreams_leaves(restore_speedups):
     assert [(k, r) for k, _, r in after["direct"].values()] == [
         (k, r) for k, _, r in before.values()
     ]  # the kernels and fake rules are back
+
+
+FAMILIES_NEEDED = {"branch", "data-dependent", "custom", "number"}
+
+
+@pytest.mark.slow
+def test_generated_programs_of_every_family_lower_the_same_with_and_without_them(
+    restore_speedups,
+):
+    """Like Thunder's (tests/test_thunder_speedups.py): generated EXIR programs, exported as
+    the lane exports them, give the same edge graph (or the same error) with and without
+    the speedups; the programs cover cond, data-dependent, custom-op and number programs."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from fuzz.backends.exir.inputs import derive_dims, pick_example
+    from fuzz.backends.exir.pipeline import export_program
+    from fuzz.strategies import cases
+    from fuzz.tensors import copy_args, materialize
+
+    seen: dict[str, int] = {}
+    compared = []
+
+    def lowered(ep) -> tuple:
+        try:
+            return _edge_graph(ep)
+        except Exception as e:  # the same refusal either way
+            return (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+
+    @settings(
+        max_examples=30,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(cases(lanes=("exir",)))
+    def check(generated):
+        host = [copy_args(c, "cpu") for c in materialize(generated.case, 0, "cpu")]
+        dims = derive_dims(generated.case, host)
+        example = host[pick_example(host, dims)]
+
+        def exported():  # afresh for each lowering: to_edge leaves state in the ShapeEnv
+            return export_program(generated.case.program, example, dims)
+
+        try:
+            exported()
+        except Exception:
+            return  # export itself is not sped up; nothing to compare
+        speedups.uninstall()
+        stock = lowered(exported())
+        speedups.install()
+        assert lowered(exported()) == stock, generated.source
+        compared.append(generated.source)
+        for family in generated.coverage()["families"]:
+            seen[family] = seen.get(family, 0) + 1
+        seen["number"] = seen.get("number", 0) + generated.coverage()["inputs"].get("number", 0)
+
+    check()
+    assert len(compared) >= 15, f"only {len(compared)} programs exported"
+    assert FAMILIES_NEEDED <= {f for f, n in seen.items() if n}, seen

@@ -39,3 +39,4 @@ MATCHES = (
 # Searched the issue index for "MapReduceOverDimListPlan Input tensor must be nonempty"
 # and "amax empty tensor abort executorch": no upstream report found.
 UPSTREAM = None
+CLASS = "bug"

@@ -38,3 +38,4 @@ MATCHES = (
     },
 )
 UPSTREAM = None  # no upstream report found; see the case docstring for the repro
+CLASS = "bug"

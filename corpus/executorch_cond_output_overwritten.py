@@ -45,3 +45,4 @@ MATCHES = (
 )
 # "Higher Order Op Output Memory Planning" (open); fixes proposed in PRs #21494, #21818.
 UPSTREAM = "https://github.com/pytorch/executorch/issues/21490"
+CLASS = "bug"

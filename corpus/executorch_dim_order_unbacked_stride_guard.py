@@ -38,3 +38,4 @@ MATCHES = (
 # stride": no report; the comparison came with pytorch/executorch#19516 (removing
 # guard_size_oblivious from the stride sort).
 UPSTREAM = None
+CLASS = "bug"

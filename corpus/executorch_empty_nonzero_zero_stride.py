@@ -36,3 +36,4 @@ MATCHES = (
 # "executorch empty tensor zero stride nonzero size 0": no upstream report found
 # (pytorch/executorch#15472 only skips the check for symbolic strides).
 UPSTREAM = None
+CLASS = "bug"

@@ -29,3 +29,4 @@ MATCHES = (
     },
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"
+CLASS = "bug"

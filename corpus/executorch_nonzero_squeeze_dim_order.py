@@ -36,3 +36,4 @@ MATCHES = (
     },
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"
+CLASS = "bug"

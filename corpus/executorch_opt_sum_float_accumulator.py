@@ -49,3 +49,4 @@ MATCHES = (
 # 16777217 large integer": no upstream report found; the kernel came with
 # https://github.com/pytorch/executorch/pull/19119 and is unchanged on main.
 UPSTREAM = None
+CLASS = "bug"

@@ -38,3 +38,7 @@ MATCHES = (
     },
 )
 UPSTREAM = None  # no upstream report found; see the case docstring for the repro
+# Shown only by SpecPropPass re-run after EdgeToBackendOpsPass, where ExecuTorch says
+# Interpreter-based passes must not run (pytorch/executorch PR #1372): outside the
+# pipeline ExecuTorch supports.
+CLASS = "limitation"

@@ -38,3 +38,7 @@ MATCHES = (
 # Searched the issue index for "executorch_prim mod.Scalar SymInt is_int": only the PRs
 # that added the op (pytorch/executorch#4057, #5389); no report of this failure.
 UPSTREAM = None
+# Shown only by SpecPropPass re-run after EdgeToBackendOpsPass, where ExecuTorch says
+# Interpreter-based passes must not run (pytorch/executorch PR #1372): outside the
+# pipeline ExecuTorch supports.
+CLASS = "limitation"

@@ -37,3 +37,4 @@ MATCHES = (
 # Searched the issue index for "PruneEmptyTensorsPass full symbolic shape" and
 # "Unsupported type encountered in int list": no upstream report found.
 UPSTREAM = None
+CLASS = "bug"

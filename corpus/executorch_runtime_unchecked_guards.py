@@ -29,3 +29,4 @@ EXPECT = ("exir.unchecked-contract",)
 # Any program whose export keeps a guard no range can express shows this.
 MATCHES = ("exir.unchecked-contract@contract[guard]",)
 UPSTREAM = "https://github.com/pytorch/executorch/issues/20066"
+CLASS = "bug"

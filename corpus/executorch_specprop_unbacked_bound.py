@@ -38,3 +38,4 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 8)}}
 UPSTREAM = "https://github.com/pytorch/executorch/pull/15485"
+CLASS = "bug"

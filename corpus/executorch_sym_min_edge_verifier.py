@@ -47,3 +47,4 @@ MATCHES = (
 # Searched the issue index for "to_edge verifier torch.sym_min AssertionError
 # check_valid_edge_op": no upstream report found.
 UPSTREAM = None
+CLASS = "bug"

@@ -30,3 +30,5 @@ EXPECT = ("exir.bound-loss",)
 # Any unbacked size bounded by 1 shows this (a bound of 2 or more is planned exactly).
 MATCHES = ({"kind": "exir.bound-loss", "data": {"needed": 1, "planned": 2}},)
 UPSTREAM = None  # no upstream report found
+# an over-allocation: the results are right.
+CLASS = "plan-quality"

@@ -41,3 +41,4 @@ MATCHES = (
 # Searched the issue index for "_ViewSpec is incompatible with its base shape_dynamism"
 # and "determine_tensor_dynanism specialized SymInt": no upstream report found.
 UPSTREAM = None
+CLASS = "bug"

@@ -44,3 +44,4 @@ MATCHES = (
 # "executorch to_edge scalar add python float bfloat16 output becomes float32": no
 # upstream report found.
 UPSTREAM = None
+CLASS = "bug"

@@ -38,3 +38,4 @@ MATCHES = (
     },
 )
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"
+CLASS = "bug"

@@ -40,3 +40,4 @@ MATCHES = (
     },
 )
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"
+CLASS = "bug"

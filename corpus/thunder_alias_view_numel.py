@@ -40,7 +40,9 @@ MATCHES = (
         "facts": {"inputs": "*-views"},
     },
 )
-UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2760"
+# The report with the same "Attempting to reshape" error; PR #2760 reworked it later.
+UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1237"
+CLASS = "bug"
 # What stock Thunder 0.2.6 shows (fixes off); used to recognise the cache bug when fuzzing
 # finds it again.
 FOUND = ("thunder.wrong-result@call",)

@@ -27,4 +27,6 @@ MATCHES = (
         "facts": {"at": "copy_"},  # the program line Thunder raised in calls copy_
     },
 )
-UPSTREAM = None  # no upstream report found
+# Thunder's copy_ requires equal shapes where torch broadcasts (open):
+UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1860"
+CLASS = "bug"

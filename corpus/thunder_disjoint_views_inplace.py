@@ -41,3 +41,4 @@ MATCHES = (
     },
 )
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2760"
+CLASS = "bug"

@@ -42,3 +42,4 @@ MATCHES = (
 # Searched the issue index for "Failed to find an executor for bound symbol prims.floor"
 # and "math.floor FloatProxy symbolic values": no upstream report found.
 UPSTREAM = None
+CLASS = "bug"

@@ -46,3 +46,4 @@ MATCHES = (
 # Searched the issue index for "cannot access local variable where it is not associated
 # with a value thunder" and "symbolic values empty tensor in-place": no upstream report.
 UPSTREAM = None
+CLASS = "bug"

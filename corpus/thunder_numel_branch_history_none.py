@@ -43,3 +43,4 @@ MATCHES = (
 # Searched the issue index for "has history None IntegerProxy unpack_inputs" and "symbolic
 # values numel branch": no upstream report found.
 UPSTREAM = None
+CLASS = "bug"

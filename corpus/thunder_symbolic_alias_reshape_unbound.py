@@ -35,3 +35,4 @@ MATCHES = (
     },
 )
 UPSTREAM = None  # no upstream report found
+CLASS = "bug"

@@ -31,6 +31,7 @@ def calls():
 
 LANES = ("thunder",)
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"
+CLASS = "bug"
 # What stock Thunder 0.2.6 shows (fixes off); used to recognise this bug when fuzzing
 # finds it again.
 FOUND = ("thunder.unsound-hit@call",)

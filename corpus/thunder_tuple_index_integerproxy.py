@@ -40,3 +40,4 @@ MATCHES = (
 # getitem": no upstream report found (the nearest, Lightning-AI/lightning-thunder#2653,
 # is the open milestone collecting symbolic-values limitations).
 UPSTREAM = None
+CLASS = "bug"

@@ -38,3 +38,4 @@ MATCHES = (
 )
 # The fix: pytorch/pytorch#189525 (registers the max(size, 1) key form); not in 2.13.0.
 UPSTREAM = "https://github.com/pytorch/pytorch/issues/188151"
+CLASS = "bug"

@@ -38,3 +38,4 @@ MATCHES = (
 # Searched the issue index for "slice_forward decomposition GuardOnDataDependentSymNode
 # unbacked slice to_edge run_decompositions": no upstream report found.
 UPSTREAM = None
+CLASS = "bug"

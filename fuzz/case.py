@@ -70,6 +70,19 @@ def _dims(value: Any) -> str | None:
     return None if ok else "must be {input name: {dim: (min, max)}}"
 
 
+# What a registered case is (CLASS): the report counts them apart, docs/bugs.md lists them.
+CLASSES = {
+    "bug": "the stack computes, plans or refuses something it must not (report upstream)",
+    "limitation": "a refusal or restriction upstream keeps on purpose, or a run outside "
+    "the pipeline the stack supports (documented, not a bug to file)",
+    "plan-quality": "correct results, but a wasteful plan (e.g. more memory than needed)",
+}
+
+
+def _class(value: Any) -> str | None:
+    return None if value in CLASSES else f"must be one of {sorted(CLASSES)}"
+
+
 def _optional_str(value: Any) -> str | None:
     return None if value is None or isinstance(value, str) else "must be a string or None"
 
@@ -97,6 +110,9 @@ METADATA: dict[str, Field] = {
         "the link to the upstream report (or None, saying what was searched)", _optional_str
     ),
     "MATCHES": Field("patterns that recognise the bug on any program (fuzz/known.py)", _patterns),
+    "CLASS": Field(
+        'what a registered case is: "bug", "limitation" or "plan-quality" (CLASSES)', _class
+    ),
     "FOUND": Field(
         '"kind@stage-kind" entries the case was filed for (fuzz/signature.py)', _strings
     ),
@@ -151,6 +167,7 @@ class Case:
     dims: dict[str, dict[int, tuple[int, int]]] | None = None
     expect: tuple[str, ...] = ()
     upstream: str | None = None
+    bug_class: str | None = None  # CLASS: bug | limitation | plan-quality
     matches: tuple[BugPattern, ...] = ()
     isolate: bool = False  # running it kills its process (ISOLATE)
     doc: str = ""
@@ -220,6 +237,7 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
         dims=ns.get("DIMS"),
         expect=strings("EXPECT") or (),
         upstream=ns.get("UPSTREAM"),
+        bug_class=ns.get("CLASS"),
         matches=tuple(parse_pattern(e) for e in ns.get("MATCHES") or ()),
         isolate=bool(ns.get("ISOLATE", False)),
         doc=(ns.get("__doc__") or "").strip(),

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from fuzz.case import METADATA, case_metadata
+from fuzz.case import CLASSES, METADATA, case_metadata
 from fuzz.corpus import DirectoryCorpus
 from fuzz.divergence import KINDS
 
@@ -87,13 +87,15 @@ def bugs_md(corpus_dir: Path = ROOT / "corpus") -> str:
         rows.append(
             (
                 f"`{path.stem}`",
+                str(meta.get("CLASS") or "unclassified"),
                 ", ".join(meta.get("LANES") or ("all",)),
                 ", ".join(f"`{k}`" for k in case_kinds(meta)) or "none named",
                 upstream or NO_UPSTREAM,
                 first_paragraph(_docstring(path)),
             )
         )
-    without = sum(1 for r in rows if r[3] == NO_UPSTREAM)
+    without = sum(1 for r in rows if r[4] == NO_UPSTREAM)
+    classes = {c: sum(1 for r in rows if r[1] == c) for c in sorted({r[1] for r in rows})}
     out = [
         "# Bugs in the corpus",
         "",
@@ -105,10 +107,16 @@ def bugs_md(corpus_dir: Path = ROOT / "corpus") -> str:
         f"({len(by_link)} distinct links), {without} have {NO_UPSTREAM} "
         "(the case file says what was searched).",
         "",
+        "By class (`CLASS`: "
+        + "; ".join(f"`{c}` {CLASSES[c]}" for c in CLASSES)
+        + "): "
+        + ", ".join(f"{n} {c}" for c, n in classes.items())
+        + ". Only `bug` cases are reports to file upstream.",
+        "",
         "Kinds are every kind the case names: `EXPECT` (what it shows with every fix on),",
         "`FOUND` (what it was filed for) and `MATCHES` (what recognises it in other programs).",
         "",
-        _table(("case", "lanes", "kinds", "upstream", "summary"), rows),
+        _table(("case", "class", "lanes", "kinds", "upstream", "summary"), rows),
         "",
         "## Cases per upstream report",
         "",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fuzz.campaign.findings import found_labels, render_finding, replace_docstring
-from fuzz.case import CaseError, case_from_source, load_case
+from fuzz.case import CLASSES, CaseError, case_from_source, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus, ReadOnlyCorpusError
 from fuzz.divergence import stage_kind
 from fuzz.signature import normalize_source, signature, signatures_of_source
@@ -311,6 +311,8 @@ def test_seeded_corpus_cases_load_and_say_what_they_are():
         assert len(case.doc) > 200, f"{path}: the docstring must say what diverges and why"
         assert case.lanes, f"{path}: a corpus case names its lanes"
         assert materialize(case, 0), path
+        # What it registers, so reports count bugs, limitations and plan quality apart.
+        assert case.bug_class in CLASSES, f"{path}: CLASS must be one of {sorted(CLASSES)}"
     spec = load_case(CORPUS / "executorch_specprop_unbacked_bound.py")
     assert spec.lanes == ("exir",) and spec.dims == {"x": {0: (2, 8)}} and not spec.expect
     for name in ("thunder_symbolic_cache_broadcast", "thunder_symbolic_cache_shape_branch"):
@@ -434,3 +436,24 @@ def test_the_stock_symbolic_cache_bug_is_known_in_any_program_and_only_without_t
     hit = crash | {"data": crash["data"] | {"cache_hit": True}}
     assert sorted(Path(p).name for p in index.known_as(hit, other)) == seed_cases
     assert known("thunder.crash", "stock") == []
+
+
+def test_a_bad_class_is_a_case_error_and_reports_count_classes_apart(tmp_path):
+    from fuzz.campaign.report import registered_by_class
+
+    bad = "import torch\ndef program(x):\n    return (x,)\n"
+    bad += "def calls():\n    return [(torch.ones(1),)]\n"
+    with pytest.raises(CaseError, match="CLASS must be one of"):
+        case_from_source(bad + 'CLASS = "feature"\n', "bad")
+    known = {
+        str(CORPUS / "executorch_unbacked_bound_one_planned_two.py"): 3,
+        str(CORPUS / "torch_export_dict_lookup_symint.py"): 2,
+        str(CORPUS / "thunder_copy_broadcast.py"): 5,
+        str(tmp_path / "gone.py"): 1,
+    }
+    assert registered_by_class(known) == {
+        "bug": 5,
+        "limitation": 2,
+        "plan-quality": 3,
+        "unclassified": 1,
+    }

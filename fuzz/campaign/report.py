@@ -80,6 +80,20 @@ def registered_upstream(cases: Iterable[str]) -> dict[str, list[str]]:
     return groups
 
 
+def registered_by_class(known_bugs: dict[str, int]) -> dict[str, int]:
+    """Programs per CLASS of the registered cases that recognised them (fuzz.case.CLASSES;
+    "unclassified" for a case without one): bugs, limitations and plan-quality apart."""
+    counts: dict[str, int] = {}
+    for case, programs in known_bugs.items():
+        try:
+            cls = case_metadata(Path(case).read_text()).get("CLASS")
+        except OSError:
+            cls = None
+        key = cls if isinstance(cls, str) else "unclassified"
+        counts[key] = counts.get(key, 0) + programs
+    return dict(sorted(counts.items()))
+
+
 def _spot(lane: str, what: str, value: float, limit: float, why: str) -> dict[str, Any]:
     return {"lane": lane, "what": what, "value": value, "limit": limit, "why": why}
 
@@ -284,6 +298,7 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
         ],
         "bugs": bugs,
         "known_bugs": dict(known_bugs.most_common()),
+        "known_by_class": registered_by_class(dict(known_bugs)),
         "registered_upstream": registered_upstream(
             [*known_bugs, *(c for f in sup.findings.values() for c in f.known_as)]
         ),

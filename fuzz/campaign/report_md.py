@@ -270,6 +270,13 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
             + "."
         )
         lines.append("")
+    if by_class := doc.get("known_by_class"):  # fuzz.case.CLASSES: what each case registers
+        lines.append(
+            "**Registered cases by class (programs):** "
+            + ", ".join(f"{k} {v}" for k, v in by_class.items())
+            + "."
+        )
+        lines.append("")
     if upstream := doc.get("registered_upstream"):
         shared = {link: cases for link, cases in upstream.items() if len(cases) > 1}
         cases = sum(len(c) for c in upstream.values())

@@ -119,9 +119,11 @@ def test_the_command_line_writes_both_files(tmp_path):
 
 
 def _replay_reproduces(case: Path, lane: str, kinds: tuple[str, ...]) -> bool:
-    """Whether `python -m fuzz replay CASE --fixes off` shows one of `kinds` on lane/cpu."""
+    """Whether `python -m fuzz replay CASE --fixes off --speedups off` (the stock stacks)
+    shows one of `kinds` on lane/cpu."""
     done = subprocess.run(
         [sys.executable, "-m", "fuzz", "replay", str(case), "--fixes", "off", "--isolate"]
+        + ["--speedups", "off"]
         + ["--lanes", lane, "--devices", "cpu", "--json", "-"],
         cwd=ROOT,
         capture_output=True,
@@ -149,5 +151,5 @@ def test_the_script_agrees_with_the_stock_replay(case, tmp_path):
     replayed = _replay_reproduces(case, done.lane, done.kinds)
     assert (status == 1) == replayed, (
         f"script {'reproduces' if status == 1 else 'does not reproduce'}, "
-        f"replay --fixes off {'does' if replayed else 'does not'}:\n{output}"
+        f"replay --fixes off --speedups off {'does' if replayed else 'does not'}:\n{output}"
     )

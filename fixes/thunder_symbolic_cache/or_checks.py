@@ -46,7 +46,8 @@ from collections.abc import Callable
 @dataclasses.dataclass(frozen=True)
 class _Chain:
     """One chain: where it is, how to read its operands from the frame, its comparisons
-    (Python source over `params`, in order, with the operands each one reads) and
+    (Python source over `{0}`, `{1}`, ... for `params`, in order, with the operands each
+    one reads) and
     whether they are bound into the trace (`bound`: False inside a prim's meta, where
     Thunder records nothing)."""
 
@@ -61,29 +62,42 @@ class _Chain:
 
 
 def _chain_replay_function(chain: _Chain, is_proxy: tuple[bool, ...]):
-    """The chain as one decision: a function of the operands' values returning
-    `(passes, the comparisons evaluated that the trace binds)`, or just `passes` when
-    the chain binds nothing; evaluated comparison by comparison as Python's `or` does.
-
-    Comparisons that involve a proxy bind a symbol (`prims.eq`, ...) into the trace when
-    they run outside a prim's meta: which of them run is part of the trace, so it is part
-    of the decision. Generated as straight-line Python (it runs in every prologue call)."""
+    """The chain as one decision: a function of the operands' values. Where the chain
+    binds nothing it returns whether the chain passes (a "bool" decision); else it returns
+    an int numbering the outcome `(passes, the comparisons evaluated that the trace
+    binds)` (an "int" decision): comparisons that involve a proxy bind a symbol
+    (`prims.eq`, ...) into the trace when they run outside a prim's meta, so which of them
+    run is part of the trace, and part of the decision. Evaluated comparison by
+    comparison as Python's `or` does; the function carries an inline form
+    (`__inline__`, a conditional expression the prologue generator writes out in place
+    of a call: it runs in every prologue call)."""
     bound_ops = [
         i for i, used in enumerate(chain.uses) if chain.bound and any(is_proxy[u] for u in used)
     ]
-    name = chain.function + "_check"
-    lines = [f"def {name}({', '.join(chain.params)}):"]
+    outcomes: list = []  # outcome after comparison k passes (k < len), or none does
     evaluated: list[int] = []
-    for i, op in enumerate(chain.ops):
+    for i in range(len(chain.ops)):
         if i in bound_ops:
             evaluated.append(i)
-        result = (True, tuple(evaluated)) if bound_ops else True
-        lines.append(f"    if {op}:")
-        lines.append(f"        return {result!r}")
-    lines.append(f"    return {((False, tuple(evaluated)) if bound_ops else False)!r}")
+        outcomes.append((True, tuple(evaluated)))
+    outcomes.append((False, tuple(evaluated)))
+    if bound_ops:
+        ids: dict = {}
+        results = [ids.setdefault(o, len(ids)) for o in outcomes]
+    else:
+        results = [passes for passes, _ in outcomes]
+    # `(r0 if (op0) else r1 if (op1) else ... rN)` over `{0}`, `{1}`, ...
+    inline = "(" + " ".join(f"{r!r} if ({op}) else" for r, op in zip(results, chain.ops))
+    inline += f" {results[-1]!r})"
+    name = chain.function + "_check"
+    params = [f"a{i}" for i in range(len(chain.params))]
+    src = f"def {name}({', '.join(params)}):\n    return {inline.format(*params)}\n"
     ns: dict = {}
-    exec(compile("\n".join(lines) + "\n", f"<or-chain {name}>", "exec"), ns)
-    return ns[name]
+    exec(compile(src, f"<or-chain {name}>", "exec"), ns)
+    fn = ns[name]
+    fn.__inline__ = inline
+    fn.kind = "int" if bound_ops else "bool"
+    return fn
 
 
 _CHAINS = (
@@ -93,7 +107,7 @@ _CHAINS = (
         "original_length == 1 or shape[idx] == original_length,",
         lambda f: (f["original_length"], f["shape"][f["idx"]]),
         ("o", "t"),
-        ("o == 1", "t == o"),
+        ("{0} == 1", "{1} == {0}"),
         ((0,), (0, 1)),
         bound=False,  # a prim's meta: Thunder records nothing it computes
     ),
@@ -103,7 +117,7 @@ _CHAINS = (
         "requested_length == x or x == 1 or requested_length == -1,",
         lambda f: (f["requested_length"], f["x"]),
         ("r", "x"),
-        ("r == x", "x == 1", "r == -1"),
+        ("{0} == {1}", "{1} == 1", "{0} == -1"),
         ((0, 1), (1,), (0,)),
         bound=True,
     ),
@@ -113,7 +127,7 @@ _CHAINS = (
         "(shape[idx] == 1) or (common_shape[idx] == shape[idx]),",
         lambda f: (f["shape"][f["idx"]], f["common_shape"][f["idx"]]),
         ("s", "c"),
-        ("s == 1", "c == s"),
+        ("{0} == 1", "{1} == {0}"),
         ((0,), (0, 1)),
         bound=True,
     ),

@@ -123,7 +123,11 @@ def _generate(checks, typed, memo, order, fn_name):
         if k not in temps:
             args = [emit(a) for a in node.args]
             temps[k] = f"t{len(temps)}"
-            body.append(f"    {temps[k]} = {obj(node.fn)}({', '.join(args)})")
+            # A function may give an inline form of itself (`or_checks`: a conditional
+            # expression), which saves a Python call in every prologue run.
+            inline = getattr(node.fn, "__inline__", None)
+            expr = inline.format(*args) if inline else f"{obj(node.fn)}({', '.join(args)})"
+            body.append(f"    {temps[k]} = {expr}")
         return temps[k]
 
     def placeholder(leaf) -> str:

@@ -393,7 +393,7 @@ def _record_chain(rec) -> bool:
         return True  # nothing to replay: the chain passes the same way for any values
     replay = chain_replay(chain, is_proxy)
     observed = replay(*(_raw_value(v) if p else v for v, p in zip(values, is_proxy)))
-    rec.decisions.append((_Op(replay, nodes), "value", observed))
+    rec.decisions.append((_Op(replay, nodes), replay.kind, observed))
     return True
 
 

@@ -137,7 +137,7 @@ class CorpusFile(pytest.File):
                 if device == "cuda":
                     item.add_marker(pytest.mark.cuda)
                 expected = expected_for(case, lane)
-                if expected and fixes_on:
+                if expected and fixes_on and case.version_drift() is None:
                     item.add_marker(
                         pytest.mark.xfail(
                             strict=True,
@@ -204,6 +204,7 @@ class CorpusItem(pytest.Item):
         text = format_outcome(outcome)
         if outcome.status == "error":
             raise CorpusFailure(text)
+        self._on_another_stack(outcome)
         if outcome.status == "expected":
             # The registered bug must recognise itself: each divergence matches one of the
             # case's MATCHES patterns (what the nightly job uses on other programs).
@@ -226,6 +227,20 @@ class CorpusItem(pytest.Item):
         if outcome.status == "divergence":
             raise UnexpectedDivergence(text)
 
+    def _on_another_stack(self, outcome) -> None:
+        """A case registered on other versions (VERSIONS) than the installed ones reports
+        what it shows here instead of failing: the bug may be fixed, or look different."""
+        drift = self.case.version_drift()
+        expected = expected_for(self.case, self.lane)
+        if drift is None or not expected or not all_fixes_on():
+            return
+        kinds = sorted({d["kind"] for d in outcome.divergences})
+        if outcome.status == "expected":
+            pytest.xfail(f"reproduces on {drift}")
+        if outcome.status == "divergence":
+            pytest.xfail(f"on {drift}: shows {kinds} instead of EXPECT {sorted(expected)}")
+        pytest.skip(f"not reproduced on {drift}")
+
     def _skip(self, reason: str) -> None:
         """Skip, unless this lane must show a registered bug (EXPECT, every fix on: the
         strict xfail): a skip there would pass CI with the bug unseen, so it fails. A
@@ -234,6 +249,7 @@ class CorpusItem(pytest.Item):
         legitimate = (self.device == "cuda" and not torch.cuda.is_available()) or (
             reason.startswith("the case does not run")
         )
+        legitimate = legitimate or self.case.version_drift() is not None
         if not expected or not all_fixes_on() or legitimate:
             pytest.skip(reason)
         raise CorpusFailure(

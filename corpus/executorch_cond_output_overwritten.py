@@ -33,6 +33,7 @@ def calls():
 
 LANES = ("exir",)
 EXPECT = ("exir.runtime-result",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py): wrong values
 # in a program with two (or more) conds.
 MATCHES = (

@@ -30,6 +30,7 @@ def calls():
 
 LANES = ("exir",)
 EXPECT = ("exir.runtime-result",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py): a float64 value
 # outside the float64 tolerance (fuzz/oracles/results.py prints it in the details) in a
 # program that sums over one dim. Integer sums need partial sums past 2**24 to show it and

@@ -23,6 +23,7 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 8), 1: (2, 8)}}
 EXPECT = ("exir.unchecked-contract",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # Any program with a bounded dynamic dim shows this: do not file each one anew.
 MATCHES = ("exir.unchecked-contract@contract[upper]",)
 # Validation enforces only numel <= the bound, not each dim (open); the broader report that

@@ -26,6 +26,7 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (3, 5)}}
 EXPECT = ("exir.unchecked-contract",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # Any program whose export keeps a guard no range can express shows this.
 MATCHES = ("exir.unchecked-contract@contract[guard]",)
 UPSTREAM = "https://github.com/pytorch/executorch/issues/20066"

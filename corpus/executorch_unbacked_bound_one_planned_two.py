@@ -27,6 +27,7 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 8)}}
 EXPECT = ("exir.bound-loss",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # Any unbacked size bounded by 1 shows this (a bound of 2 or more is planned exactly).
 MATCHES = ({"kind": "exir.bound-loss", "data": {"needed": 1, "planned": 2}},)
 UPSTREAM = None  # no upstream report found

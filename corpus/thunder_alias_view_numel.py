@@ -32,6 +32,7 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
+VERSIONS = {"torch": "2.13.0", "lightning-thunder": "0.2.6"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py).
 MATCHES = (
     {

@@ -24,6 +24,7 @@ def calls():
 
 LANES = ("thunder",)
 EXPECT = ("thunder.aliasing", "thunder.wrong-result")
+VERSIONS = {"torch": "2.13.0", "lightning-thunder": "0.2.6"}  # the stack EXPECT was registered on
 # Any program called with two disjoint views of one storage (the observed input structure,
 # fuzz/facts.py) whose input mutation (or a result computed from it) differs from eager,
 # under the default cache too.

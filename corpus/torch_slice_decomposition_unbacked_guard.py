@@ -27,6 +27,7 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (2, 3)}}
 EXPECT = ("exir.crash",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py).
 MATCHES = (
     {

@@ -83,6 +83,13 @@ def _class(value: Any) -> str | None:
     return None if value in CLASSES else f"must be one of {sorted(CLASSES)}"
 
 
+def _versions(value: Any) -> str | None:
+    ok = isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+    return None if ok else 'must be {"package": "version"}'
+
+
 def _optional_str(value: Any) -> str | None:
     return None if value is None or isinstance(value, str) else "must be a string or None"
 
@@ -110,6 +117,11 @@ METADATA: dict[str, Field] = {
         "the link to the upstream report (or None, saying what was searched)", _optional_str
     ),
     "MATCHES": Field("patterns that recognise the bug on any program (fuzz/known.py)", _patterns),
+    "VERSIONS": Field(
+        '{"package": "version"} the EXPECT was registered on; on others a mismatch is '
+        "reported, not failed (Case.version_drift)",
+        _versions,
+    ),
     "CLASS": Field(
         'what a registered case is: "bug", "limitation" or "plan-quality" (CLASSES)', _class
     ),
@@ -168,6 +180,7 @@ class Case:
     expect: tuple[str, ...] = ()
     upstream: str | None = None
     bug_class: str | None = None  # CLASS: bug | limitation | plan-quality
+    versions: dict[str, str] | None = None  # VERSIONS: what EXPECT was registered on
     matches: tuple[BugPattern, ...] = ()
     isolate: bool = False  # running it kills its process (ISOLATE)
     doc: str = ""
@@ -192,6 +205,23 @@ class Case:
         if not calls:
             raise CaseError(f"{self.where}: calls() returned no calls")
         return list(calls)
+
+    def version_drift(self) -> str | None:
+        """How the installed stack differs from VERSIONS ("executorch 1.2.0, registered on
+        1.5.1"), or None: the same (local suffixes such as "+cpu" ignored), or no VERSIONS.
+        On another stack a registered bug may be fixed or look different: that is
+        reported, not a failure of the suite."""
+        from importlib import metadata
+
+        drift = []
+        for package, registered in sorted((self.versions or {}).items()):
+            try:
+                installed = metadata.version(package).split("+")[0]
+            except metadata.PackageNotFoundError:
+                installed = "not installed"
+            if installed != registered.split("+")[0]:
+                drift.append(f"{package} {installed}, registered on {registered}")
+        return "; ".join(drift) or None
 
     def runs_on(self, lane: str, device: str) -> bool:
         return (self.lanes is None or lane in self.lanes) and (
@@ -238,6 +268,7 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
         expect=strings("EXPECT") or (),
         upstream=ns.get("UPSTREAM"),
         bug_class=ns.get("CLASS"),
+        versions=dict(ns["VERSIONS"]) if ns.get("VERSIONS") else None,
         matches=tuple(parse_pattern(e) for e in ns.get("MATCHES") or ()),
         isolate=bool(ns.get("ISOLATE", False)),
         doc=(ns.get("__doc__") or "").strip(),

@@ -107,6 +107,10 @@ def _finish(out: Outcome, case: Case, lane: str, kinds: set[str], fixes_on: bool
         )
     elif out.status == "divergence" and expected:
         out.note = f"kinds {sorted(kinds)} differ from EXPECT {sorted(expected)}"
+    if expected and fixes_on and (drift := case.version_drift()) is not None:
+        # Registered on another stack (VERSIONS): say what it does here, not that it failed.
+        seen = "reproduces" if out.status == "expected" else "not reproduced as registered"
+        out.note = f"{seen} on {drift}" + (f"; {out.note}" if out.note else "")
     return out
 
 

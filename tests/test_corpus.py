@@ -457,3 +457,46 @@ def test_a_bad_class_is_a_case_error_and_reports_count_classes_apart(tmp_path):
         "plan-quality": 3,
         "unclassified": 1,
     }
+
+
+def test_a_case_registered_on_another_stack_reports_instead_of_failing(tmp_path):
+    """VERSIONS: on the stack a case was registered on, EXPECT is a strict expected
+    failure (a bug that stopped showing fails the suite); on another stack the item says
+    "not reproduced on torch X, registered on Y" and skips, and replay notes it."""
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    torch_version = metadata.version("torch").split("+")[0]
+    body = (
+        '"""A case."""\nimport torch\n\ndef program(x):\n    return x * 2\n\n'
+        "def calls():\n    return [(torch.randn(2, 3),)]\n\nLANES = ('thunder',)\n"
+        "DEVICES = ('cpu',)\nEXPECT = ('thunder.wrong-result',)\n"
+    )
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "elsewhere.py").write_text(body + "VERSIONS = {'torch': '0.0.1'}\n")
+    (corpus / "here.py").write_text(body + f"VERSIONS = {{'torch': '{torch_version}'}}\n")
+    assert load_case(corpus / "here.py").version_drift() is None
+    assert load_case(corpus / "elsewhere.py").version_drift() == (
+        f"torch {torch_version}, registered on 0.0.1"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT), FUZZ_TEST_LANE="")
+    env.pop("FUZZ_FIXES", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "tests.crash_ops"]
+        + [str(corpus), "-q", "-rA", "--fixes", "on", "-p", "no:cacheprovider"]
+        + ["-W", "ignore::pytest.PytestUnknownMarkWarning"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = proc.stdout
+    assert f"not reproduced on torch {torch_version}, registered on 0.0.1" in out, out[-3000:]
+    assert "1 failed, 1 skipped" in out, out[-3000:]  # here.py: the strict xfail passed
+    from fuzz.outcome import run_lane
+
+    note = run_lane(load_case(corpus / "elsewhere.py"), "thunder", "cpu").note
+    assert note.startswith(f"not reproduced as registered on torch {torch_version}"), note

@@ -17,7 +17,9 @@ corpus as test items.
   registered bug (another UPSTREAM; a cross-match), and passing fails the
   run (the upstream bug may be fixed: drop EXPECT). Such an item never passes as a skip
   either: a lane that skips it (unsupported, unavailable, ...) fails with the reason, as
-  the registered bug no longer shows; only a missing device stays a skip. A case with
+  the registered bug no longer shows; only a missing device stays a skip. On another
+  stack than its VERSIONS (another executorch, torch or Thunder) the case reports what it
+  does there instead: xfail "reproduces on ...", or skip "not reproduced on ...". A case with
   ISOLATE (it kills its process) runs in a fresh process. A case file that cannot be
   loaded is one failing item naming the problem; the other cases still run.
 

@@ -219,3 +219,20 @@ def test_generated_programs_of_every_family_lower_the_same_with_and_without_them
     check()
     assert len(compared) >= 15, f"only {len(compared)} programs exported"
     assert FAMILIES_NEEDED <= {f for f, n in seen.items() if n}, seen
+
+
+def test_a_changed_upstream_keeps_its_own_functions(restore_speedups, monkeypatch):
+    """The gate covers every upstream function a speedup reproduces or relies on: with
+    digests that do not match, the collection and the override stay upstream's."""
+    speedups.uninstall()
+    monkeypatch.setitem(speedups.UPSTREAM_SOURCES, "override", frozenset({"0" * 16}))
+    monkeypatch.setitem(speedups.UPSTREAM_SOURCES, "collect", frozenset({"0" * 16}))
+    override = exported_program._override_composite_implicit_decomp
+    collect = export_utils._collect_all_valid_cia_ops
+    speedups.install()
+    assert exported_program._override_composite_implicit_decomp is override
+    assert export_utils._collect_all_valid_cia_ops is collect
+    assert set(speedups.skipped) == {"override", "collect"}
+    assert speedups.installed_names() == ["py_impl"]
+    speedups.uninstall()
+    assert not speedups.skipped and not hasattr(torch._ops.OperatorBase.py_impl, "__wrapped__")

@@ -22,9 +22,14 @@ that does not depend on the program (figures: README "Figures", bench_lane):
   `py_kernels[key] = fn` and clears the op's dispatch cache.
   `override_composite_implicit_decomp_directly` is upstream's context manager with those
   stores written directly: the same kernels under the same keys in the same order, the
-  same fake-tensor rules, the same restoration. It replaces upstream only when upstream's
-  source is the one it was written against (`OVERRIDE_SOURCE_SHA256`, the same in torch
-  2.13.0 and 2.9.1); any other torch keeps upstream's (`skipped` says why).
+  same fake-tensor rules, the same restoration.
+
+The collection and the override replace upstream only when the sources they reproduce or
+rely on are ones they were checked against (`UPSTREAM_SOURCES`: the override with
+`py_impl`, whose stores it writes out; the collection with `_materialize_cpp_cia_ops`,
+whose idempotence it relies on; torch 2.13.0 and 2.9.1); any other torch keeps upstream's
+(`skipped` says why). `py_impl_with_lazy_annotations` compiles upstream's own source, so it
+needs no gate. The switch that turns them all off: fuzz/speedups.py.
 
 `install()` is idempotent and undone by `uninstall()`; tests/test_exir_speedups.py checks
 that `to_edge` builds the same graphs with and without them, that the collection equals
@@ -55,9 +60,28 @@ _COLLECT_USERS = (export_utils, exported_program, decomp_utils)
 _originals: dict[str, Callable] = {}
 skipped: dict[str, str] = {}  # a speedup not installed -> why
 
-# source_digest(exported_program._override_composite_implicit_decomp) of the upstream
-# version override_composite_implicit_decomp_directly reproduces.
-OVERRIDE_SOURCE_SHA256 = "4422dc79d0792af7"
+# The upstream sources each speedup reproduces or relies on -> their source_digest on the
+# torch versions it was checked on (2.13.0, 2.9.1). Another source keeps upstream's.
+UPSTREAM_SOURCES: dict[str, frozenset[str]] = {
+    # _override_composite_implicit_decomp + OperatorBase.py_impl (whose stores the direct
+    # override writes out)
+    "override": frozenset({"de8cc4066c32f2b6", "8a7b915f9ef8fd3a"}),
+    # _collect_all_valid_cia_ops + _materialize_cpp_cia_ops (idempotent: run once)
+    "collect": frozenset({"2da289f45d3f3413", "1a20d75486fd8e92"}),
+}
+
+
+def upstream_hashes() -> dict[str, str]:
+    """The installed torch's digests, keyed as UPSTREAM_SOURCES (originals when installed)."""
+    override = _originals.get("override", exported_program._override_composite_implicit_decomp)
+    py_impl = getattr(torch._ops.OperatorBase.py_impl, "__wrapped__", None) or (
+        torch._ops.OperatorBase.py_impl
+    )
+    collect = _originals.get("collect", export_utils._collect_all_valid_cia_ops)
+    return {
+        "override": source_digest(override, py_impl),
+        "collect": source_digest(collect, export_utils._materialize_cpp_cia_ops),
+    }
 
 
 def _already_materialized() -> None:
@@ -147,10 +171,9 @@ def override_composite_implicit_decomp_directly(cia_ops_to_callable):
 
 
 def upstream_override_is_known() -> bool:
-    """Whether upstream's `_override_composite_implicit_decomp` is the version
-    `override_composite_implicit_decomp_directly` reproduces."""
-    override = _originals.get("override", exported_program._override_composite_implicit_decomp)
-    return source_digest(override) == OVERRIDE_SOURCE_SHA256
+    """Whether upstream's `_override_composite_implicit_decomp` (and the `py_impl` it
+    calls) is a version `override_composite_implicit_decomp_directly` reproduces."""
+    return upstream_hashes()["override"] in UPSTREAM_SOURCES["override"]
 
 
 def installed() -> bool:
@@ -165,31 +188,39 @@ def installed_names() -> list[str]:
 def install() -> None:
     if _originals:
         return
-    collect = export_utils._collect_all_valid_cia_ops
-    _originals["collect"] = collect
+    hashes = upstream_hashes()
+    if hashes["collect"] in UPSTREAM_SOURCES["collect"]:
+        collect = export_utils._collect_all_valid_cia_ops
+        _originals["collect"] = collect
+        faster = collect_materializing_once(collect)
+        for module in _COLLECT_USERS:
+            module._collect_all_valid_cia_ops = faster
+    else:
+        skipped["collect"] = f"upstream source differs ({hashes['collect']})"
+    # Recompiles upstream's own source (postponed annotations): no gate needed.
     _originals["py_impl"] = torch._ops.OperatorBase.py_impl
-    faster = collect_materializing_once(collect)
-    for module in _COLLECT_USERS:
-        module._collect_all_valid_cia_ops = faster
     torch._ops.OperatorBase.py_impl = py_impl_with_lazy_annotations(_originals["py_impl"])
-    if upstream_override_is_known():
+    if hashes["override"] in UPSTREAM_SOURCES["override"]:
         _originals["override"] = exported_program._override_composite_implicit_decomp
         exported_program._override_composite_implicit_decomp = (
             override_composite_implicit_decomp_directly
         )
     else:
         skipped["override"] = (
-            "torch.export's _override_composite_implicit_decomp is not the version "
-            f"override_composite_implicit_decomp_directly reproduces ({OVERRIDE_SOURCE_SHA256})"
+            "torch.export's _override_composite_implicit_decomp or OperatorBase.py_impl is "
+            f"not a version override_composite_implicit_decomp_directly reproduces "
+            f"({hashes['override']})"
         )
 
 
 def uninstall() -> None:
-    if not _originals:
+    if not _originals and not skipped:
         return
-    for module in _COLLECT_USERS:
-        module._collect_all_valid_cia_ops = _originals["collect"]
-    torch._ops.OperatorBase.py_impl = _originals["py_impl"]
+    if "collect" in _originals:
+        for module in _COLLECT_USERS:
+            module._collect_all_valid_cia_ops = _originals["collect"]
+    if "py_impl" in _originals:
+        torch._ops.OperatorBase.py_impl = _originals["py_impl"]
     if "override" in _originals:
         exported_program._override_composite_implicit_decomp = _originals["override"]
     _originals.clear()

@@ -30,6 +30,13 @@ programs in every mode), each run by the Thunder lane itself (`ThunderLane.run`,
 default-cache control), summed: programs, calls, hits, misses, missed legal hits (also
 per program) and unsound hits. `--programs 0` skips it.
 
+`--why N` (diagnosis, no table): N generated programs with the fix; for each missed legal
+hit, the check that rejected the call in the entry with the same trace (its prologue's
+error: the replayed decision that failed, e.g. `bool(i0 == 1) is False`, a
+`fake_meta[op](...)` replay of a `meta_adaptor` meta, an `..._check(...)` or-chain of a
+Thunder shape check, a stock metadata check), counted by form with one example each.
+This is how issue #21's over-specialisations were found.
+
 Each mode runs --rounds times (alternating order); timings are the minimum over rounds,
 counts must agree between rounds.
 """
@@ -217,9 +224,8 @@ def _thunder_for(mode: str):
 
 
 def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
-    from fuzz.oracles.thunder_cache import matches_any, unsound_hit
-
     from fuzz.backends.thunder import _executors
+    from fuzz.oracles.thunder_cache import matches_any, unsound_hit
 
     thunder, cache = _thunder_for(mode)
 
@@ -330,6 +336,77 @@ def run_generated(mode: str, programs: int, seed: int) -> dict:
 # ------------------------------------------------------------------------------------
 
 
+def why_missed(programs: int, seed: int) -> None:
+    """Prints, for each missed legal hit of the fixed cache, the check that rejected the
+    call in the entry whose trace it has (see the module docstring)."""
+    import re
+    from collections import Counter
+
+    import hypothesis
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    thunder, cache = _thunder_for("symbolic-fixed")
+    from thunder import _cache_info_ctx, _get_cache_info
+
+    from fuzz.backends.thunder import _executors
+    from fuzz.observe import observe_call
+    from fuzz.oracles.thunder_cache import normalize_trace
+    from fuzz.strategies import cases
+    from fuzz.tensors import copy_args, materialize
+
+    def rejection(jf, entry, args) -> str:
+        # Thunder's lookup, as in _lookup_seconds, on one entry: its prologue's error.
+        tok = _cache_info_ctx.set({})
+        try:
+            thunder.compile_data(jf).populate_cache_info(_get_cache_info(), *args)
+            entry.prologue_fn(*args)
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
+        finally:
+            _cache_info_ctx.reset(tok)
+        return "(the entry's prologue passes)"
+
+    forms: Counter = Counter()
+    example: dict = {}
+    totals: Counter = Counter()
+
+    @settings(
+        max_examples=programs,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(cases(lanes=("thunder",), max_ops=8))
+    def run(generated):
+        totals["programs"] += 1
+        calls = materialize(generated.case, 0, "cpu")
+        fn = generated.case.program
+        jf = thunder.jit(fn, cache=cache, executors=_executors(thunder))
+        entries = thunder.compile_stats(jf).interpreter_cache
+        seen: list = []  # (cache entry, normalized computation trace)
+        for i, args in enumerate(calls):
+            misses, before = thunder.cache_misses(jf), list(entries)
+            if observe_call(jf, copy_args(args)).error or thunder.cache_misses(jf) == misses:
+                continue
+            trace = normalize_trace(str(thunder.last_traces(jf)[0]))
+            same = [e for e, t in seen if t == trace]
+            if same:
+                totals["missed legal hits"] += 1
+                text = rejection(jf, same[0], copy_args(args))
+                form = re.sub(r"\d+", "N", re.sub(r"\b[itfx]\d+\b", "#", text))[:200]
+                forms[form] += 1
+                example.setdefault(form, (text[:300], generated.source, i))
+            seen += [(e, trace) for e in entries if e not in before]
+
+    hypothesis.seed(seed)(run)()
+    print(dict(totals))
+    for form, n in forms.most_common():
+        text, source, call = example[form]
+        body = [ln for ln in source.splitlines() if ln.startswith("    v") or "if " in ln]
+        print(f"{n:4d}  {form}\n      e.g. call {call}: {text}\n      {body[:6]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -346,10 +423,20 @@ def main() -> None:
         "--programs", type=int, default=150, help="generated programs per mode (0: none)"
     )
     parser.add_argument("--seed", type=int, default=5, help="Hypothesis seed of the programs")
+    parser.add_argument(
+        "--why",
+        type=int,
+        default=0,
+        metavar="N",
+        help="diagnose: the check behind each missed legal hit of the fix on N programs",
+    )
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--child-generated", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [s for s in args.sequences.split(",") if s]
+    if args.why:
+        why_missed(args.why, args.seed)
+        return
     if args.child:
         if args.child_generated:
             print("GENERATED " + json.dumps(run_generated(args.child, args.programs, args.seed)))

@@ -75,8 +75,9 @@ Modules
 * `value`: the `NumberProxy.value` descriptor that logs direct value reads;
 * `metas`: `meta_adaptor` metas as one replayed decision (fake tensors, memoised);
 * `or_checks`: the `or` chains of Thunder's shape checks as one decision each;
-* `patches`: the patch table, `install()` and `uninstall()` (and the two Thunder helpers
-  adjusted so they do not create pins or decisions that the replay makes unnecessary).
+* `spurious_decisions`: the two Thunder helpers adjusted so they do not create pins or
+  decisions that the replay makes unnecessary;
+* `patches`: the patch table, `install()` and `uninstall()`.
 
 Importing the package does not import Thunder: the modules import it inside the functions
 that run once the fix is installed (or while a trace is recorded).

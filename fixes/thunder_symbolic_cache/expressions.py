@@ -192,3 +192,33 @@ _KINDS = {
 def _holds(kind: str, value, observed) -> bool:
     ns = {"_same": _same, "_index": operator.index, "v": value, "o": observed}
     return not eval(_KINDS[kind][0].format(v="v", o="o"), ns)
+
+
+# A size compared with itself: the outcome is fixed (sizes are ints, never NaN).
+REFLEXIVE = {operator.eq: True, operator.le: True, operator.ge: True}
+REFLEXIVE.update({operator.ne: False, operator.lt: False, operator.gt: False})
+
+
+def always_holds(node, kind, observed) -> bool:
+    """`bool(s == s) is True` and the like for an input tensor's size `s` (`cat_meta` and
+    the broadcast helpers compare a size with itself): no call can change it."""
+    return (
+        kind == "bool"
+        and isinstance(node, _Op)
+        and len(node.args) == 2
+        and node.args[0] is node.args[1]
+        and isinstance(node.args[0], _Leaf)
+        and REFLEXIVE.get(node.fn) is observed
+        and is_tensor_size(node.args[0].proxy)
+    )
+
+
+def is_tensor_size(proxy) -> bool:
+    """A size of an input tensor: BINARY_SUBSCR(LOAD_ATTR(<tensor>, 'shape'), i)."""
+    from thunder.core.interpreter import PseudoInst
+
+    try:
+        src = proxy.history.inputs[0]
+        return src.inst is PseudoInst.LOAD_ATTR and src.inputs[1].value == "shape"
+    except (AttributeError, IndexError):
+        return False

@@ -48,6 +48,10 @@ from fixes.thunder_symbolic_cache.recorder import (
     _record_unary,
     _Recorder,
 )
+from fixes.thunder_symbolic_cache.spurious_decisions import (
+    bool_lookaside_without_static_pin,
+    same_shape_lengths_first,
+)
 from fixes.thunder_symbolic_cache.value import (
     _BENIGN_CODES,
     _PASS_THROUGH_CODES,
@@ -189,11 +193,11 @@ def _table(thunder, jit_ext, proxies, tutils) -> list[Patch]:
         Patch.wrap(
             lookasides,
             bool,
-            functools.partial(_bool_lookaside_without_static_pin, NumberProxy),
+            functools.partial(bool_lookaside_without_static_pin, NumberProxy),
             item=True,
         ),
         # 7. `utils.same_shape`: lengths first (see the module docstring).
-        Patch.wrap(tutils, "same_shape", _same_shape_lengths_first),
+        Patch.wrap(tutils, "same_shape", same_shape_lengths_first),
         # 8. The recording window, and the prologue check.
         Patch.set(jit_ext, "thunder_general_jit", general_jit),
         # acquire_initial_trace looks it up here:
@@ -285,43 +289,6 @@ def _proxify_and_register(proxify):
         return p
 
     return proxify_and_register
-
-
-def _bool_lookaside_without_static_pin(NumberProxy, bool_lookaside):
-    """`bool()` in interpreted code: Thunder's lookaside marks the proxy static, and
-    propagate_constraints then pins every number input it derives from to its exact value
-    (or nothing at all when the chain goes through prims.shape). The decision itself is
-    recorded by `NumberProxy.__bool__` and replayed, so while recording we keep the proxy's
-    constraint as it was: `if s > 0` then admits any positive `s`."""
-
-    @functools.wraps(bool_lookaside)
-    def bool_lookaside_without_static_pin(wrapped_x):
-        x = getattr(wrapped_x, "value", None)
-        if _current() is None or not isinstance(x, NumberProxy) or x.is_dynamic():
-            return bool_lookaside(wrapped_x)  # (also raises for dynamic proxies, as before)
-        constraint = x.constraint
-        try:
-            return bool_lookaside(wrapped_x)
-        finally:
-            x.constraint = constraint
-
-    return bool_lookaside_without_static_pin
-
-
-def _same_shape_lengths_first(same_shape):
-    """`utils.same_shape(a, b)` is `tuple(a) == tuple(b)`. CPython compares tuples element
-    by element before it looks at their lengths, so broadcasting (1-D `b` against 2-D `a`)
-    records `b[0] == a[0]` although the answer is False for any value: (5, 5) + (5,) would
-    miss a trace made for (2, 3) + (3,). Checking the lengths first gives the same answer
-    without that spurious decision."""
-
-    @functools.wraps(same_shape)
-    def same_shape_lengths_first(a, b, /):
-        if len(a) != len(b):
-            return False
-        return same_shape(a, b)
-
-    return same_shape_lengths_first
 
 
 def _recording_general_jit(general_jit, symbolic, NumberProxy, TensorProxy):

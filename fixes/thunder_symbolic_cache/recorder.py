@@ -39,7 +39,6 @@ the stock ones (tested for every case of tests/fixes/test_thunder_symbolic_cache
 
 from __future__ import annotations
 
-import operator
 import sys
 import threading
 from numbers import Number
@@ -58,6 +57,8 @@ from fixes.thunder_symbolic_cache.expressions import (
     _raw_value,
     _Select,
     _Unknown,
+    always_holds,
+    is_tensor_size,
 )
 from fixes.thunder_symbolic_cache.metas import relax_unconsumed
 from fixes.thunder_symbolic_cache.or_checks import always_passes, chain_replay
@@ -204,7 +205,7 @@ class _Recorder:
             self.add_input(unvariableify(v))
         all_leaves = {n.proxy.name: n for n in self.nodes.values() if isinstance(n, _Leaf)}
         # Number inputs: their Python type is checked (sizes of input tensors are ints).
-        typed = {name: n.proxy for name, n in all_leaves.items() if not _is_tensor_size(n.proxy)}
+        typed = {name: n.proxy for name, n in all_leaves.items() if not is_tensor_size(n.proxy)}
         return all_leaves, typed
 
     def _static_derived(self, proxies) -> list:
@@ -231,7 +232,7 @@ class _Recorder:
         typed = {
             p.name: p
             for p in (unvariableify(v) for v in pro_to_comp)
-            if isinstance(p, self.NumberProxy) and p.history is not None and not _is_tensor_size(p)
+            if isinstance(p, self.NumberProxy) and p.history is not None and not is_tensor_size(p)
         }
         memo: dict = {}
         checks = self._checks(decisions, all_leaves, memo)
@@ -239,7 +240,7 @@ class _Recorder:
             found: dict[str, _Leaf] = {}
             _leaves(node, found, set())
             for name, leaf in found.items():
-                if not _is_tensor_size(leaf.proxy):
+                if not is_tensor_size(leaf.proxy):
                     typed.setdefault(name, leaf.proxy)
 
         if not checks and not typed and not inputs_alias:
@@ -257,7 +258,7 @@ class _Recorder:
         pins: dict[str, _Leaf] = {}
         pin_all = False
         for node, kind, observed in decisions:
-            if isinstance(node, _Const) or _always_holds(node, kind, observed):
+            if isinstance(node, _Const) or always_holds(node, kind, observed):
                 continue  # nothing symbolic was decided
             key = (_key(node, memo), kind, type(observed).__name__, repr(observed))
             if key in checks:
@@ -302,7 +303,7 @@ class _Recorder:
                 for name, leaf in found.items():
                     if name not in w.index:
                         raise LookupError(f"{name} is not an input of the check")
-                    if not _is_tensor_size(leaf.proxy):
+                    if not is_tensor_size(leaf.proxy):
                         typed[name] = leaf.proxy
             fn, templates = _generate(checks, typed, memo, w.order, "check_alias_decisions")
         except Exception:
@@ -320,36 +321,6 @@ class _Recorder:
             return _holds(kind, _evaluate(node, env), observed)
         except Exception:
             return False
-
-
-# A size compared with itself: the outcome is fixed (sizes are ints, never NaN).
-_REFLEXIVE = {operator.eq: True, operator.le: True, operator.ge: True}
-_REFLEXIVE.update({operator.ne: False, operator.lt: False, operator.gt: False})
-
-
-def _always_holds(node, kind, observed) -> bool:
-    """`bool(s == s) is True` and the like for an input tensor's size `s` (`cat_meta` and
-    the broadcast helpers compare a size with itself): no call can change it."""
-    return (
-        kind == "bool"
-        and isinstance(node, _Op)
-        and len(node.args) == 2
-        and node.args[0] is node.args[1]
-        and isinstance(node.args[0], _Leaf)
-        and _REFLEXIVE.get(node.fn) is observed
-        and _is_tensor_size(node.args[0].proxy)
-    )
-
-
-def _is_tensor_size(proxy) -> bool:
-    """A size of an input tensor: BINARY_SUBSCR(LOAD_ATTR(<tensor>, 'shape'), i)."""
-    from thunder.core.interpreter import PseudoInst
-
-    try:
-        src = proxy.history.inputs[0]
-        return src.inst is PseudoInst.LOAD_ATTR and src.inputs[1].value == "shape"
-    except (AttributeError, IndexError):
-        return False
 
 
 # The recording entry points called by the patched methods (see `patches`); registered as

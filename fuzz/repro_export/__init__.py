@@ -79,7 +79,8 @@ def export_case(path: str | Path, out: str | Path, run: bool = True) -> Exported
 
 
 def run_script(path: Path, timeout: float = 600) -> tuple[int, str]:
-    """(exit status, output) of `python -I repro.py`, run from the script's folder."""
+    """(exit status, output) of `python -I repro.py`, run from the script's folder: the
+    tail of its stderr, then the tail of its stdout."""
     try:
         done = subprocess.run(
             [sys.executable, "-I", path.name],
@@ -90,8 +91,11 @@ def run_script(path: Path, timeout: float = 600) -> tuple[int, str]:
         )
     except subprocess.TimeoutExpired:
         return -1, f"(timed out after {timeout:.0f} s)"
-    lines = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
-    return done.returncode, "\n".join(lines[-40:])
+    # stderr's tail first, then stdout's: the verdict line (DIVERGES/OK/UNSUPPORTED) is on
+    # stdout and must not be cut off by a long torch log on stderr.
+    err = [ln for ln in done.stderr.splitlines() if ln.strip()][-20:]
+    out = [ln for ln in done.stdout.splitlines() if ln.strip()][-20:]
+    return done.returncode, "\n".join(err + out)
 
 
 def cases_in(paths: list[str]) -> list[Path]:

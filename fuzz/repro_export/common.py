@@ -58,7 +58,8 @@ def error_text(e):
     return f"{type(e).__name__}: {lines[0][:300] if lines else ''}"
 '''
 
-MAIN = """
+# The verdict: DIVERGES (exit 1), OK (0), UNSUPPORTED (2), or the check itself failed (3).
+_REPORT = """
 
 def report(run):
     try:
@@ -75,32 +76,22 @@ def report(run):
     if not problems:
         print(f"OK: {EXPECTED}")
     return 1 if problems else 0
+"""
 
+MAIN = (
+    _REPORT
+    + """
 
 if __name__ == "__main__":
     sys.exit(report(check))
 """
+)
 
 # A case that kills its process: the check runs in a child process, and a child killed by
 # a signal is the divergence.
-MAIN_ISOLATED = """
-
-def report(run):
-    try:
-        problems = run()
-    except Exception:  # the script itself failed: not a finding either way
-        traceback.print_exc()
-        print("ERROR: the check itself raised (above)")
-        return 3
-    if isinstance(problems, str):  # the check cannot be made here
-        print(problems)
-        return 2
-    for problem in problems:
-        print(f"DIVERGES: {problem}")
-    if not problems:
-        print(f"OK: {EXPECTED}")
-    return 1 if problems else 0
-
+MAIN_ISOLATED = (
+    _REPORT
+    + """
 
 def main():
     if sys.argv[1:] == ["--child"]:
@@ -120,6 +111,7 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 """
+)
 
 # A script whose divergence needs more than the stack's public pipeline to check.
 UNSUPPORTED = """

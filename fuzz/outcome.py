@@ -38,7 +38,13 @@ from fuzz.engine import run_case
 from fuzz.errors import error_text
 from fuzz.facts import ANNOUNCE_ENV, announced
 from fuzz.prepare import PluginError, all_fixes_on, lane_unavailable, prepare
-from fuzz.procs import child_env, run_isolated, signal_name
+from fuzz.procs import (
+    child_env,
+    outcome_command,
+    outcome_printed,
+    run_isolated,
+    signal_name,
+)
 
 STATUSES = ("pass", "divergence", "expected", "error", "skip")
 
@@ -180,28 +186,12 @@ def run_lane_isolated(
     out = _start(case, lane, device)
     if out.status == "skip":
         return out
-    cmd = [
-        sys.executable,
-        "-m",
-        "fuzz.outcome",
-        str(case.path),
-        lane,
-        device,
-        "--fixes",
-        switch,
-        "--seed",
-        str(seed),
-    ]
-    for p in plugins:
-        cmd += ["--plugin", p]
-    for c in corpus:
-        cmd += ["--corpus", str(c)]
+    cmd = outcome_command(case.path, lane, device, switch, plugins, seed=seed, corpus=corpus)
     printed: list[str] = []
     start = time.perf_counter()
     rc, hung = run_isolated(cmd, child_env() | {ANNOUNCE_ENV: "1"}, timeout, printed)
-    for line in "".join(printed).splitlines():
-        if line.startswith("OUTCOME "):
-            return Outcome(**json.loads(line[len("OUTCOME ") :]))
+    if (result := outcome_printed("".join(printed))) is not None:
+        return Outcome(**result)
     why = (
         f"no result after {timeout:g} s (hang); the process was killed"
         if hung

@@ -16,14 +16,18 @@ different aborts in one night are two buckets (fuzz.buckets), not one per signal
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import selectors
 import signal
 import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # A child that has not said RUNNING after this long (imports included) is a hang.
@@ -39,6 +43,45 @@ def child_env() -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONFAULTHANDLER"] = "1"  # a fatal signal prints the Python stack (crash_site)
     return env
+
+
+_OUTCOME = "OUTCOME "
+
+
+def outcome_command(
+    path: str | Path,
+    lane: str,
+    device: str,
+    switch: str,
+    plugins: Sequence[str] = (),
+    *,
+    seed: int | None = None,
+    corpus: Sequence[str | Path] = (),
+    speedups: str | None = None,
+) -> list[str]:
+    """`python -m fuzz.outcome` on one case file, lane and device (what it prints:
+    `outcome_printed`); every caller that runs a case in a fresh process builds it here."""
+    cmd = [sys.executable, "-m", "fuzz.outcome", str(path), lane, device, "--fixes", switch]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
+    if speedups is not None:
+        cmd += ["--speedups", speedups]
+    for p in plugins:
+        cmd += ["--plugin", p]
+    for c in corpus:
+        cmd += ["--corpus", str(c)]
+    return cmd
+
+
+def outcome_printed(printed: str) -> dict[str, Any] | None:
+    """The JSON of the OUTCOME line fuzz.outcome printed (None: it printed none)."""
+    for line in reversed(printed.splitlines()):
+        if line.startswith(_OUTCOME):
+            try:
+                return json.loads(line[len(_OUTCOME) :])
+            except ValueError:
+                return None
+    return None
 
 
 def run_isolated(

@@ -10,10 +10,11 @@ import pytest
 from fuzz.campaign.findings import Finding
 from fuzz.campaign.report import build_report
 from fuzz.campaign.report_md import render_markdown
-from fuzz.campaign.stock import judge, local_stock_rerun, outcome_of
+from fuzz.campaign.stock import judge, local_stock_rerun
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.campaign.triage import Triage, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
+from fuzz.procs import outcome_printed
 from tests.test_campaign_parts import _settings
 
 BROADCAST = textwrap.dedent(
@@ -46,8 +47,8 @@ def test_the_verdicts():
     assert judge("thunder.crash", True, -6, False, None) == "reproduced"  # died again
     assert judge("thunder.crash", True, None, True, None) == "reproduced"  # hung again
     assert judge("thunder.crash", True, 0, False, _outcome(status="pass")) == "not reproduced"
-    assert outcome_of('RUNNING\nOUTCOME {"status": "pass"}\n') == {"status": "pass"}
-    assert outcome_of("RUNNING\n") is None
+    assert outcome_printed('RUNNING\nOUTCOME {"status": "pass"}\n') == {"status": "pass"}
+    assert outcome_printed("RUNNING\n") is None
 
 
 def _finding(kind: str) -> Finding:

@@ -20,53 +20,46 @@ with the speedups off needs none of this: what it found is on the stock stacks.
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
-from typing import Any
 
 from fuzz import speedups
 from fuzz.campaign.protocol import sha
 from fuzz.campaign.supervisor import Supervisor
-from fuzz.procs import child_env, run_isolated
+from fuzz.procs import child_env, outcome_command, outcome_printed, run_isolated
 
 MAX_STOCK_RERUNS = 16
-_OUTCOME = "OUTCOME "
 
 # (source, lane, device) -> (returncode, hung, the fuzz.outcome JSON or None)
 StockRerun = Callable[[str, str, str], tuple[int | None, bool, dict | None]]
 
 
-def outcome_of(printed: str) -> dict[str, Any] | None:
-    """The last OUTCOME line fuzz.outcome printed, parsed (None: there is none)."""
-    for line in reversed(printed.splitlines()):
-        if line.startswith(_OUTCOME):
-            try:
-                return json.loads(line[len(_OUTCOME) :])
-            except ValueError:
-                return None
-    return None
+def run_fresh(
+    sup: Supervisor, source: str, lane: str, device: str, tag: str, env: dict, **flags
+) -> tuple[int | None, bool, str, str]:
+    """Run `source` on one lane in a fresh `python -m fuzz.outcome` with the night's fixes
+    and plugins (`flags`: more of fuzz.procs.outcome_command's); returns (exit status,
+    hung, its stdout, the tail of its stderr). Crash confirmation and the stock re-run."""
+    s = sup.settings
+    path = s.out / "scratch" / f"{tag}-{sha(source)[:12]}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+    cmd = outcome_command(path, lane, device, s.fixes, s.plugins, **flags)
+    printed: list[str] = []
+    errors: list[str] = []
+    try:
+        rc, hung = run_isolated(cmd, child_env() | env, s.example_timeout, printed, errors)
+        return rc, hung, "".join(printed), "".join(errors)
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def local_stock_rerun(sup: Supervisor) -> StockRerun:
     """The stock re-run on this machine: fuzz.outcome in a fresh process, speedups off."""
-    s = sup.settings
 
     def rerun(source: str, lane: str, device: str) -> tuple[int | None, bool, dict | None]:
-        path = s.out / "scratch" / f"stock-{sha(source)[:12]}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source)
-        cmd = [sys.executable, "-m", "fuzz.outcome", str(path), lane, device]
-        cmd += ["--fixes", s.fixes, "--speedups", "off"]
-        for p in s.plugins:
-            cmd += ["--plugin", p]
-        printed: list[str] = []
-        env = child_env() | {speedups.ENV_VAR: "off"}
-        try:
-            rc, hung = run_isolated(cmd, env, s.example_timeout, printed, [])
-            return rc, hung, outcome_of("".join(printed))
-        finally:
-            path.unlink(missing_ok=True)
+        env = {speedups.ENV_VAR: "off"}
+        rc, hung, printed, _ = run_fresh(sup, source, lane, device, "stock", env, speedups="off")
+        return rc, hung, outcome_printed(printed)
 
     return rerun
 

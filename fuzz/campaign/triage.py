@@ -33,7 +33,6 @@ The merge rule (when two new findings are one root cause) is fuzz/campaign/cause
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,11 +40,16 @@ from typing import Any
 
 from fuzz.campaign.causes import primary, same_cause
 from fuzz.campaign.findings import Finding, render_finding
-from fuzz.campaign.protocol import sha
-from fuzz.campaign.stock import MAX_STOCK_RERUNS, StockRerun, judge, local_stock_rerun
+from fuzz.campaign.stock import (
+    MAX_STOCK_RERUNS,
+    StockRerun,
+    judge,
+    local_stock_rerun,
+    run_fresh,
+)
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, safe_name
-from fuzz.procs import child_env, crash_site, run_isolated, signal_name
+from fuzz.procs import crash_site, signal_name
 from fuzz.signature import Signature, normalize_source, signature
 
 MAX_CONFIRMATIONS = 8
@@ -57,25 +61,13 @@ Rerun = Callable[[str, str, str], tuple]
 
 def local_rerun(sup: Supervisor) -> Rerun:
     """Crash confirmation on this machine: `python -m fuzz.outcome` in a fresh process."""
-    s = sup.settings
 
     def rerun(source: str, lane: str, device: str) -> tuple[int | None, bool, str, dict]:
         from fuzz.facts import ANNOUNCE_ENV, announced  # imports torch: only when needed
 
-        path = s.out / "scratch" / f"confirm-{sha(source)[:12]}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source)
-        cmd = [sys.executable, "-m", "fuzz.outcome", str(path), lane, device, "--fixes", s.fixes]
-        for p in s.plugins:
-            cmd += ["--plugin", p]
-        printed: list[str] = []
-        errors: list[str] = []
-        env = child_env() | {ANNOUNCE_ENV: "1"}
-        try:
-            rc, hung = run_isolated(cmd, env, s.example_timeout, printed, errors)
-            return rc, hung, "".join(errors), announced("".join(printed))
-        finally:
-            path.unlink(missing_ok=True)
+        env = {ANNOUNCE_ENV: "1"}
+        rc, hung, printed, errors = run_fresh(sup, source, lane, device, "confirm", env)
+        return rc, hung, errors, announced(printed)
 
     return rerun
 

@@ -73,3 +73,24 @@ def run_nightly(
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     report = out / "report.json"
     return proc, (json.loads(report.read_text()) if report.exists() else None)
+
+
+def pytest_corpus(
+    corpus: Path, plugin: str, fixes: str, *args: str, extra_path: str | None = None
+) -> subprocess.CompletedProcess:
+    """pytest over a corpus folder in a fresh process: the repository's conftest.py as a
+    plugin plus `plugin` (a test lane standing in for a real one), `--fixes fixes`,
+    `$FUZZ_FIXES` unset. For tests of how corpus items are collected and judged."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [python_path(), extra_path])))
+    env.pop("FUZZ_FIXES", None)
+    env["FUZZ_TEST_LANE"] = ""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", plugin, str(corpus)]
+        + ["-q", "-rA", "--fixes", fixes, "-p", "no:cacheprovider", *args]
+        + ["-W", "ignore::pytest.PytestUnknownMarkWarning"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )

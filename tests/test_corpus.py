@@ -16,6 +16,7 @@ from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus, ReadOnlyCo
 from fuzz.divergence import stage_kind
 from fuzz.signature import normalize_source, signature, signatures_of_source
 from fuzz.tensors import materialize
+from tests.helpers import pytest_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
@@ -366,8 +367,6 @@ def test_rendered_finding_is_a_loadable_case_with_its_signatures():
 def test_pytest_collects_corpus_cases_one_item_per_lane_and_device(tmp_path):
     """conftest.py: each case file in a corpus folder becomes (lane, device) items; a file
     that cannot be loaded is one failing item naming the problem; the others still run."""
-    import subprocess
-    import sys
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -376,34 +375,8 @@ def test_pytest_collects_corpus_cases_one_item_per_lane_and_device(tmp_path):
         '"""A good case."""\nimport torch\n\ndef program(x):\n    return x * 2\n\n'
         "def calls():\n    return [(torch.randn(2, 3),)]\n\nLANES = ('thunder',)\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT), FUZZ_TEST_LANE="")
-    env.pop("FUZZ_FIXES", None)
     # The repository's conftest as a plugin, and the fast test lane standing in for Thunder.
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "conftest",
-            "-p",
-            "tests.crash_ops",
-            str(corpus),
-            "-q",
-            "-rA",
-            "--fixes",
-            "off",
-            "-p",
-            "no:cacheprovider",
-            "-W",
-            "ignore::pytest.PytestUnknownMarkWarning",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = pytest_corpus(corpus, "tests.crash_ops", "off")
     out = proc.stdout
     assert proc.returncode == 1, out[-3000:]
     assert "PASSED" in out and "good.py::thunder[cpu]" in out
@@ -463,8 +436,6 @@ def test_a_case_registered_on_another_stack_reports_instead_of_failing(tmp_path)
     """VERSIONS: on the stack a case was registered on, EXPECT is a strict expected
     failure (a bug that stopped showing fails the suite); on another stack the item says
     "not reproduced on torch X, registered on Y" and skips, and replay notes it."""
-    import subprocess
-    import sys
     from importlib import metadata
 
     torch_version = metadata.version("torch").split("+")[0]
@@ -481,18 +452,7 @@ def test_a_case_registered_on_another_stack_reports_instead_of_failing(tmp_path)
     assert load_case(corpus / "elsewhere.py").version_drift() == (
         f"torch {torch_version}, registered on 0.0.1"
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT), FUZZ_TEST_LANE="")
-    env.pop("FUZZ_FIXES", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "tests.crash_ops"]
-        + [str(corpus), "-q", "-rA", "--fixes", "on", "-p", "no:cacheprovider"]
-        + ["-W", "ignore::pytest.PytestUnknownMarkWarning"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = pytest_corpus(corpus, "tests.crash_ops", "on")
     out = proc.stdout
     assert f"not reproduced on torch {torch_version}, registered on 0.0.1" in out, out[-3000:]
     assert "1 failed, 1 skipped" in out, out[-3000:]  # here.py: the strict xfail passed

@@ -6,11 +6,7 @@ skips everything standing in for Thunder."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
-from tests.helpers import ROOT, python_path
+from tests.helpers import pytest_corpus
 
 SKIPPING_LANE = """
 from fuzz.backends import registry
@@ -55,18 +51,7 @@ def test_a_registered_bug_that_turns_into_a_skip_fails(tmp_path):
         CASE.format(doc="A registered bug.", more='EXPECT = ("thunder.crash",)\nUPSTREAM = None')
     )
     (corpus / "plain.py").write_text(CASE.format(doc="No registered bug.", more=""))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([python_path(), str(tmp_path)]))
-    env.pop("FUZZ_FIXES", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "skipping_lane", str(corpus)]
-        + ["-q", "-rA", "-k", "cpu", "--fixes", "on", "-p", "no:cacheprovider"]
-        + ["-W", "ignore::pytest.PytestUnknownMarkWarning"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=400,
-    )
+    proc = pytest_corpus(corpus, "skipping_lane", "on", "-k", "cpu", extra_path=str(tmp_path))
     out = proc.stdout
     assert proc.returncode == 1, out[-3000:] + proc.stderr[-3000:]
     assert "1 failed, 1 skipped" in out, out[-3000:]

@@ -70,6 +70,7 @@ class GeneratedCase:
         """What this case exercises, as counts a campaign can sum over cases:
 
         {"families":  {family: 1, ...}            the op families in the program,
+         "ops":       {op name: 1, ...}           the catalogue ops in the program,
          "inputs":    {"number": 0|1,             whether some input is a Python number,
                        "dtype:<name>": 1, ...     each tensor input dtype,
                        "size0": 0|1},             whether some call has an empty input dim,
@@ -87,6 +88,7 @@ class GeneratedCase:
         )
         return {
             "families": {f: 1 for f in sorted(program.families)},
+            "ops": {op: 1 for op in sorted({n.op for n in program.nodes})},
             "inputs": inputs,
             "decisions": dict(sorted(program.decision_kinds.items())),
             "dynamic": int(

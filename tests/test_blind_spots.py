@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fuzz.campaign import report_md
 from fuzz.campaign.protocol import Example, Hello
 from fuzz.campaign.report import (
     ORACLE_ERROR_SHARE_LIMIT,
@@ -136,6 +137,7 @@ def test_a_lane_that_does_not_count_its_calls_is_not_called_unchecked():
 
 COVERAGE = {
     "families": {"view": 1},
+    "ops": {"transpose": 1},
     "inputs": {"number": 1, "dtype:float32": 1, "size0": 1},
     "decisions": {"if-lt": 1},
     "dynamic": 1,
@@ -170,6 +172,27 @@ def test_coverage_counts_the_input_classes_of_the_checked_calls_only():
     assert _covered("thunder/cpu", both)["inputs"]["size0"] == 1
     # EXIR: export fixes a number input to the example's value; it is not covered.
     assert "number" not in _covered("exir/cpu", both)["inputs"]
+
+
+def test_coverage_names_the_lane_ops_no_program_drew():
+    """Ops drawn count whether or not a call was checked; the lane's other catalogue ops
+    are listed as never drawn (and only that lane's: Thunder never draws EXIR-only ops)."""
+    from fuzz import ops
+
+    unchecked = _covered("exir/cpu", {"kinds": ["exir.crash"], "counters": {}})
+    assert unchecked["ops"] == {}  # not checked: not counted as checked
+    assert "transpose" not in unchecked["never_drawn"]  # but it was drawn
+    exir = {op.name for op in ops.for_lanes(["exir"])}
+    assert set(unchecked["never_drawn"]) == exir - {"transpose"}
+    checked = _covered("thunder/cpu", {"counters": {"calls-checked": 1}, "checked_calls": [0]})
+    assert checked["ops"] == {"transpose": 1}
+    thunder = {op.name for op in ops.for_lanes(["thunder"])}
+    assert set(checked["never_drawn"]) == thunder - {"transpose"}
+    assert "custom_positive" not in checked["never_drawn"]  # EXIR-only: not Thunder's
+    md = "\n".join(report_md._coverage({"coverage": {"thunder/cpu": checked}}))
+    assert (
+        f"| ops never drawn | {len(thunder) - 1}: " in md and "| ops checked | 1 distinct |" in md
+    )
 
 
 def test_the_worker_sends_per_call_input_classes():

@@ -230,7 +230,8 @@ def test_coverage_reports_families_inputs_and_decisions():
     assert dict(plans[0].sizes)["s0"] == 0  # an empty input at the first call
     generated = make_case(program, plans, lane="thunder")
     cov = generated.coverage()
-    assert set(cov) == {"families", "inputs", "decisions", "dynamic"}
+    assert set(cov) == {"families", "ops", "inputs", "decisions", "dynamic"}
+    assert cov["ops"] == {n.op: 1 for n in program.nodes}
     assert cov["dynamic"] == 0  # an elementwise op on a number: nothing data-dependent
     assert cov["families"] == {f: 1 for f in sorted(program.families)}
     assert cov["families"].keys() >= {"elementwise", "number"}

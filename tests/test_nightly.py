@@ -154,6 +154,9 @@ def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path
     ):
         assert heading in md
     assert "thunder/cpu" in md and "thunder.wrong-result" in md and "--hypothesis-seed 11" in md
+    never = doc1["coverage"]["thunder/cpu"]["never_drawn"]
+    assert never and "sin" not in never  # 60 programs draw some ops, not all of them
+    assert f"| ops never drawn | {len(never)}: " in md
 
 
 def test_nightly_usage_errors_exit_2(tmp_path):

@@ -309,9 +309,17 @@ def _checked(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _never_drawn(c: dict[str, Any]) -> str:
+    """The lane's catalogue ops no drawn program used (absent from older reports)."""
+    if "never_drawn" not in c:
+        return "not recorded"
+    names = c["never_drawn"]
+    return f"{len(names)}: {', '.join(names)}" if names else "none"
+
+
 def _coverage(doc: dict[str, Any]) -> list[str]:
     """Per lane and device, over the programs it checked (a call of which it checked):
-    families, inputs, decisions, and the ops it could not run."""
+    families, inputs, decisions, the ops it could not run and those never drawn."""
     lines = ["## Coverage", ""]
     coverage = doc.get("coverage") or {}
     if not coverage:
@@ -330,6 +338,8 @@ def _coverage(doc: dict[str, Any]) -> list[str]:
             ["decisions", ", ".join(f"{k} {v}" for k, v in c["decisions"].items()) or "-"],
             ["unsupported ops", ", ".join(f"{k} {v}" for k, v in c["unsupported"].items()) or "-"],
             ["data-dependent, custom or cond", _pct(c.get("dynamic", 0), n)],
+            ["ops checked", f"{len(c.get('ops', {}))} distinct"],
+            ["ops never drawn", _never_drawn(c)],
         ]
         lines += _table(["what", "share of programs (decisions: count)"], rows)
         lines.append("")

@@ -29,6 +29,7 @@ import dataclasses
 from collections import Counter
 from typing import Any
 
+from fuzz import ops as op_catalogue
 from fuzz.campaign.protocol import Example
 
 
@@ -52,6 +53,8 @@ class LaneStats:
     known_as: Counter = dataclasses.field(default_factory=Counter)  # corpus case -> programs
     buckets: Counter = dataclasses.field(default_factory=Counter)  # new bucket -> programs
     families: Counter = dataclasses.field(default_factory=Counter)  # coverage of ran programs
+    ops: Counter = dataclasses.field(default_factory=Counter)  # op name -> checked programs
+    drawn: Counter = dataclasses.field(default_factory=Counter)  # op name -> drawn programs
     inputs: Counter = dataclasses.field(default_factory=Counter)
     decisions: Counter = dataclasses.field(default_factory=Counter)
     dynamic: int = 0  # checked programs with a data-dependent op, a custom op or torch.cond
@@ -67,6 +70,7 @@ class LaneStats:
             "programs": self.covered,
             "ran": self.ran,
             "families": dict(self.families.most_common()),
+            "ops": dict(self.ops.most_common()),
             "inputs": dict(sorted(self.inputs.items())),
             "decisions": dict(self.decisions.most_common()),
             "unsupported": unsupported,
@@ -101,6 +105,7 @@ class LaneStats:
         self.covered += 1
         families = coverage.get("families", {})
         self.families.update(families.keys())
+        self.ops.update(coverage.get("ops", {}).keys())
         inputs = {k for k, v in coverage.get("inputs", {}).items() if v}
         calls = rec.get("checked_calls")
         if calls is not None:  # per-call classes: only those a checked call had
@@ -147,6 +152,7 @@ class CampaignStats:
         for key, rec in msg.lanes.items():
             st = self.lane(key)
             st.programs += 1
+            st.drawn.update(msg.coverage.get("ops", {}).keys())
             if rec.get("error"):
                 st.errors += 1
             elif rec.get("skipped"):
@@ -181,8 +187,17 @@ class CampaignStats:
         }
 
     def coverage(self) -> dict[str, Any]:
-        """report.json's "coverage" block: per "lane/device", over the programs it checked."""
-        return {k: v.coverage() for k, v in sorted(self.lanes.items())}
+        """report.json's "coverage" block: per "lane/device", over the programs it checked,
+        with the lane's catalogue ops that no program drawn for it used ("never_drawn")."""
+        out = {}
+        for key, st in sorted(self.lanes.items()):
+            lane = key.split("/", 1)[0]
+            out[key] = st.coverage() | {
+                "never_drawn": sorted(
+                    op.name for op in op_catalogue.for_lanes([lane]) if op.name not in st.drawn
+                )
+            }
+        return out
 
     def buckets(self) -> Counter:
         """New bucket -> explored programs that showed it (all lanes)."""

@@ -229,9 +229,27 @@ def main(argv: list[str] | None = None) -> int:
         from fuzz.repro_export import main as repro_main
 
         return repro_main(args)
+    from fuzz.campaign.engines import EngineError
     from fuzz.campaign.nightly import main as nightly_main
 
-    return nightly_main(args)
+    try:
+        engine = build_engine(args)
+    except EngineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return nightly_main(args, engine)
+
+
+def build_engine(args):
+    """The engine `--engine` names, built here and handed to the campaign (which never
+    imports an optional one itself); it joins its cluster only when the campaign opens it."""
+    if args.engine == "ray":
+        from fuzz.extra import ray_engine_at
+
+        return ray_engine_at(args.ray_address)
+    from fuzz.campaign.local import LocalEngine
+
+    return LocalEngine()
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ An engine runs the workers and feeds the supervisor:
     sup.ended(slot, returncode, hung)    # the worker is gone -> whether to start another
     sup.overdue()                        # slots whose program ran past --example-timeout
 
-Engines: fuzz.campaign.local (worker processes on this machine, the default) and
-fuzz.extra.ray_engine (Ray actors on a cluster). The supervisor never runs a program, so
-no backend can take it down. It
+Engines (fuzz.campaign.engines, whose `supervise` loop makes these calls): local worker
+processes or Ray actors. The supervisor never runs a program, so no backend can take it
+down. It
 
 * keeps the figures (fuzz.campaign.stats), events and a live progress line;
 * records crashes: a worker that dies (segfault, abort, OOM kill, `os._exit`) while a

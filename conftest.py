@@ -41,6 +41,7 @@ import fuzz.settings
 from fuzz.backends.registry import DEVICES, LANE_NAMES
 from fuzz.case import CaseError, bug_patterns, case_metadata, load_case
 from fuzz.corpus import is_case_file
+from fuzz.errors import FuzzError
 from fuzz.known import BugPattern
 from fuzz.outcome import expected_for, run_lane, run_lane_isolated
 from fuzz.prepare import all_fixes_on, fixes_switch
@@ -107,7 +108,7 @@ class _NotAModule(pytest.File):
         return []
 
 
-class CorpusFailure(Exception):
+class CorpusFailure(FuzzError):
     """A corpus item failed: the message says why (no traceback is shown)."""
 
 

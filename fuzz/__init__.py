@@ -10,7 +10,8 @@ The public API is small:
 
 Layers, each importing only the ones below it (tests/test_architecture.py checks this):
     core      fuzz.case (the case-file format), fuzz.divergence (kinds), fuzz.signature,
-              fuzz.corpus, fuzz.speedups (the speedups switch), fuzz.errors: no torch
+              fuzz.corpus, fuzz.speedups (the speedups switch), fuzz.errors, fuzz.defaults
+              (defaults shared by the commands, the campaign and the generator): no torch
     generator fuzz.ops (the op catalogue), fuzz.program, fuzz.calls, fuzz.render,
               fuzz.strategies
     lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.backends, fuzz.engine,

@@ -28,9 +28,10 @@ import time
 from typing import Protocol
 
 from fuzz.campaign.supervisor import Slot, Supervisor
+from fuzz.errors import FuzzError
 
 
-class EngineError(RuntimeError):
+class EngineError(FuzzError, RuntimeError):
     """The chosen engine cannot run here (a missing extra, an unreachable cluster); the
     message says why. The nightly command prints it and exits 2."""
 

@@ -16,7 +16,8 @@ Layers, each importing only the ones below it (tests/test_architecture.py checks
               fuzz.strategies
     lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.backends, fuzz.engine,
               fuzz.outcome (run one lane and classify), fuzz.prepare (per-process setup)
-    commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.__main__
+    commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.__main__,
+              fuzz.pytest_plugin (pytest: the fixes switch, corpus cases as items)
 
 The names above are loaded on first use (PEP 562), so `import fuzz.case` or
 `import fuzz.signature` does not import torch.

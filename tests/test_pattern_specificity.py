@@ -18,7 +18,7 @@ the programs on which a new bug with that symptom would be called "known". No pa
 claim more than CLAIM_LIMIT of its lane's programs.
 
 The corpus cases' own divergences are checked against each other's patterns by the
-corpus items (conftest.py: a pattern of another bug recognising a case fails it), and
+corpus items (fuzz.pytest_plugin: a pattern of another bug recognising a case fails it), and
 hand-written variants of registered bugs are in tests/test_pattern_variants.py.
 """
 

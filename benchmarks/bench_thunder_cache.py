@@ -303,6 +303,7 @@ def run_generated(mode: str, programs: int, seed: int) -> dict:
     _, cache = _thunder_for(mode)
     from fuzz.backends.eager import run_eager
     from fuzz.backends.thunder import ThunderLane
+    from fuzz.defaults import MAX_OPS
     from fuzz.strategies import cases
     from fuzz.tensors import materialize
 
@@ -316,7 +317,7 @@ def run_generated(mode: str, programs: int, seed: int) -> dict:
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(cases(lanes=("thunder",), max_ops=8))
+    @given(cases(lanes=("thunder",), max_ops=MAX_OPS))
     def run(generated):
         calls = materialize(generated.case, 0, "cpu")
         report = lane.run(generated.case, calls, run_eager(generated.case, calls), "cpu")
@@ -349,6 +350,7 @@ def why_missed(programs: int, seed: int) -> None:
     from thunder import _cache_info_ctx, _get_cache_info
 
     from fuzz.backends.thunder import _executors
+    from fuzz.defaults import MAX_OPS
     from fuzz.observe import observe_call
     from fuzz.oracles.thunder_cache import normalize_trace
     from fuzz.strategies import cases
@@ -377,7 +379,7 @@ def why_missed(programs: int, seed: int) -> None:
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(cases(lanes=("thunder",), max_ops=8))
+    @given(cases(lanes=("thunder",), max_ops=MAX_OPS))
     def run(generated):
         totals["programs"] += 1
         calls = materialize(generated.case, 0, "cpu")

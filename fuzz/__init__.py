@@ -10,12 +10,14 @@ The public API is small:
 
 Layers, each importing only the ones below it (tests/test_architecture.py checks this):
     core      fuzz.case (the case-file format), fuzz.divergence (kinds), fuzz.signature,
-              fuzz.corpus, fuzz.speedups (the speedups switch), fuzz.errors: no torch
+              fuzz.corpus, fuzz.speedups (the speedups switch), fuzz.errors, fuzz.defaults
+              (defaults shared by the commands, the campaign and the generator): no torch
     generator fuzz.ops (the op catalogue), fuzz.program, fuzz.calls, fuzz.render,
               fuzz.strategies
     lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.backends, fuzz.engine,
               fuzz.outcome (run one lane and classify), fuzz.prepare (per-process setup)
-    commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.__main__
+    commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.__main__,
+              fuzz.pytest_plugin (pytest: the fixes switch, corpus cases as items)
 
 The names above are loaded on first use (PEP 562), so `import fuzz.case` or
 `import fuzz.signature` does not import torch.

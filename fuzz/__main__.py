@@ -20,6 +20,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from fuzz.defaults import (
+    EXAMPLE_TIMEOUT_S,
+    MAX_CALLS,
+    MAX_OPS,
+    MIN_SHRINK_BUDGET_S,
+    NIGHTLY_BUDGET_S,
+)
+
 
 def _csv(value: str) -> tuple[str, ...]:
     items = tuple(v.strip() for v in value.split(",") if v.strip())
@@ -106,9 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--timeout",
         type=_positive,
-        default=120.0,
+        default=EXAMPLE_TIMEOUT_S,
         metavar="SECONDS",
-        help="with --isolate: a program running longer is a hang (default 120)",
+        help=f"with --isolate: a program running longer is a hang (default {EXAMPLE_TIMEOUT_S:g})",
     )
     r.add_argument(
         "--corpus",
@@ -140,9 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--budget",
         type=_positive,
-        default=120.0,
+        default=NIGHTLY_BUDGET_S,
         metavar="SECONDS",
-        help="wall-clock budget for exploring (default 120); shrinking and the "
+        help=f"wall-clock budget for exploring (default {NIGHTLY_BUDGET_S:g}); shrinking and the "
         "report take a little longer",
     )
     n.add_argument("--devices", type=_csv, default=("cpu",), help="comma-separated (default cpu)")
@@ -196,10 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--example-timeout",
         type=_positive,
-        default=120.0,
+        default=EXAMPLE_TIMEOUT_S,
         metavar="SECONDS",
         help="a program running longer is a hang: the worker is killed and "
-        "replaced, and the program recorded as <lane>.crash (default 120)",
+        f"replaced, and the program recorded as <lane>.crash (default {EXAMPLE_TIMEOUT_S:g})",
     )
     n.add_argument(
         "--shrink-budget",
@@ -207,10 +215,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="time one worker may spend shrinking one finding "
-        "(default: a quarter of the budget, at least 20 s)",
+        f"(default: a quarter of the budget, at least {MIN_SHRINK_BUDGET_S:g} s)",
     )
-    n.add_argument("--max-ops", type=int, default=8, help="ops per generated program (default 8)")
-    n.add_argument("--max-calls", type=int, default=6, help="calls per case (default 6)")
+    n.add_argument(
+        "--max-ops",
+        type=int,
+        default=MAX_OPS,
+        help=f"ops per generated program (default {MAX_OPS})",
+    )
+    n.add_argument(
+        "--max-calls", type=int, default=MAX_CALLS, help=f"calls per case (default {MAX_CALLS})"
+    )
     n.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser
 
@@ -229,9 +244,27 @@ def main(argv: list[str] | None = None) -> int:
         from fuzz.repro_export import main as repro_main
 
         return repro_main(args)
+    from fuzz.campaign.engines import EngineError
     from fuzz.campaign.nightly import main as nightly_main
 
-    return nightly_main(args)
+    try:
+        engine = build_engine(args)
+    except EngineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return nightly_main(args, engine)
+
+
+def build_engine(args):
+    """The engine `--engine` names, built here and handed to the campaign (which never
+    imports an optional one itself); it joins its cluster only when the campaign opens it."""
+    if args.engine == "ray":
+        from fuzz.extra import ray_engine_at
+
+        return ray_engine_at(args.ray_address)
+    from fuzz.campaign.local import LocalEngine
+
+    return LocalEngine()
 
 
 if __name__ == "__main__":

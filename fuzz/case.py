@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from fuzz.divergence import KINDS
-from fuzz.errors import error_text
+from fuzz.errors import FuzzError, error_text
 from fuzz.known import BugPattern, PatternError, parse_pattern
 
 _counter = itertools.count()
 
 
-class CaseError(Exception):
+class CaseError(FuzzError):
     """A case file that cannot be used; the message names the file and the problem."""
 
 

@@ -38,13 +38,14 @@ from typing import Any
 
 from fuzz.case import bug_patterns, case_metadata
 from fuzz.divergence import lane_of, stage_kind
+from fuzz.errors import FuzzError
 from fuzz.known import BugPattern
 from fuzz.signature import Signature, normalize_source, signatures_of_source
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class ReadOnlyCorpusError(PermissionError):
+class ReadOnlyCorpusError(FuzzError, PermissionError):
     """A write was attempted through a ReadOnlyCorpus."""
 
 

@@ -16,6 +16,7 @@ import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
 
 from fuzz.corpus import CorpusIndex
+from fuzz.defaults import MAX_OPS
 from fuzz.engine import CaseResult, run_case
 from fuzz.strategies import GeneratedCase, cases
 
@@ -42,7 +43,7 @@ def explore(
     max_examples: int,
     devices: Sequence[str] = ("cpu",),
     seed: int | None = 0,
-    max_ops: int = 8,
+    max_ops: int = MAX_OPS,
     confirm: bool = True,
     stop_on_first: bool = True,
     kinds: Sequence[str] | None = None,

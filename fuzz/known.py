@@ -43,6 +43,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fuzz.divergence import KINDS, stage_kind
+from fuzz.errors import FuzzError
 
 FIELDS = ("kind", "stage", "details", "source", "data", "facts")
 FACTS = (
@@ -71,7 +72,7 @@ def fact_matches(observed: Any, globs: tuple[str, ...]) -> bool:
     return all(any(glob(v, g) for v in values) for g in globs)
 
 
-class PatternError(ValueError):
+class PatternError(FuzzError, ValueError):
     """A MATCHES entry that cannot be used; the message says what is wrong with it."""
 
 

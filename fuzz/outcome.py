@@ -1,5 +1,5 @@
 """Run one case on one (lane, device) and classify what happened: the step that replay,
-the corpus tests (conftest.py) and the campaign's crash confirmation share.
+the corpus tests (fuzz.pytest_plugin) and the campaign's crash confirmation share.
 
 Statuses, one per (case, lane, device):
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import fixes
 from fuzz import speedups
-from fuzz.errors import error_text
+from fuzz.errors import FuzzError, error_text
 
 
 def fixes_switch(value: str | None = None) -> str:
@@ -25,7 +25,7 @@ def fixes_switch(value: str | None = None) -> str:
     return (value or os.environ.get(fixes.ENV_VAR) or "on").strip()
 
 
-class PluginError(Exception):
+class PluginError(FuzzError):
     """A --plugin module cannot be imported; str() is the line the commands print after
     "error: ": `--plugin NAME: cannot import: ModuleNotFoundError: No module named ...`."""
 

@@ -30,6 +30,7 @@ from fuzz import speedups
 from fuzz.backends.registry import unknown_names
 from fuzz.case import CaseError, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, expand_paths
+from fuzz.defaults import EXAMPLE_TIMEOUT_S
 from fuzz.engine import available_devices
 from fuzz.outcome import STATUSES, Outcome, run_lane, run_lane_isolated
 from fuzz.prepare import (
@@ -58,7 +59,7 @@ def replay_paths(
     process's fixes switch when `isolate` is None). `corpus` folders say which divergences
     are known."""
     fixes_on = all_fixes_on()
-    isolation = isolate or {"switch": fixes_switch(), "plugins": (), "timeout": 120.0}
+    isolation = isolate or {"switch": fixes_switch(), "plugins": (), "timeout": EXAMPLE_TIMEOUT_S}
     index = CorpusIndex.of(DirectoryCorpus(c) for c in corpus)
     outcomes: list[Outcome] = []
     for path in expand_paths(paths):

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from fuzz import ops as op_catalogue
 from fuzz.calls import MODES, CallPlan, plan_sequence
 from fuzz.case import Case, case_from_source
+from fuzz.defaults import MAX_CALLS, MAX_OPS
 from fuzz.ops.spec import TensorType
 from fuzz.program import Genome, Program, decode
 from fuzz.render import render_case
@@ -33,7 +34,7 @@ genes = st.lists(st.integers(0, 255), min_size=1, max_size=6).map(tuple)
 
 
 def genomes(
-    max_inputs: int = 3, max_ops: int = 8, max_numbers: int = 2
+    max_inputs: int = 3, max_ops: int = MAX_OPS, max_numbers: int = 2
 ) -> st.SearchStrategy[Genome]:
     return st.builds(
         Genome,
@@ -44,7 +45,7 @@ def genomes(
 
 
 def programs(
-    lanes: Sequence[str] = ("thunder", "exir"), max_inputs: int = 3, max_ops: int = 8
+    lanes: Sequence[str] = ("thunder", "exir"), max_inputs: int = 3, max_ops: int = MAX_OPS
 ) -> st.SearchStrategy[Program]:
     """Programs every one of `lanes` supports (Thunder cannot trace data-dependent ops)."""
     ops = op_catalogue.for_lanes(lanes)
@@ -52,7 +53,9 @@ def programs(
 
 
 @st.composite
-def call_plans(draw, program: Program, min_calls: int = 2, max_calls: int = 6) -> list[CallPlan]:
+def call_plans(
+    draw, program: Program, min_calls: int = 2, max_calls: int = MAX_CALLS
+) -> list[CallPlan]:
     gs = draw(st.lists(genes, min_size=min_calls, max_size=max_calls))
     modes = draw(st.lists(st.sampled_from(MODES), min_size=len(gs) - 1, max_size=len(gs) - 1))
     return plan_sequence(program, gs, modes)
@@ -125,7 +128,10 @@ def make_case(
 
 @st.composite
 def cases(
-    draw, lanes: Sequence[str] = ("thunder", "exir"), max_ops: int = 8, max_calls: int = 6
+    draw,
+    lanes: Sequence[str] = ("thunder", "exir"),
+    max_ops: int = MAX_OPS,
+    max_calls: int = MAX_CALLS,
 ) -> GeneratedCase:
     """A case for one of `lanes` (drawn first; `GeneratedCase.lane`), whose program uses
     that lane's whole op set and whose source says `LANES = (lane,)`."""

@@ -78,9 +78,10 @@ def run_nightly(
 def pytest_corpus(
     corpus: Path, plugin: str, fixes: str, *args: str, extra_path: str | None = None
 ) -> subprocess.CompletedProcess:
-    """pytest over a corpus folder in a fresh process: the repository's conftest.py as a
-    plugin plus `plugin` (a test lane standing in for a real one), `--fixes fixes`,
-    `$FUZZ_FIXES` unset. For tests of how corpus items are collected and judged."""
+    """pytest over a corpus folder in a fresh process: the repository's conftest.py (which
+    loads fuzz.pytest_plugin) as a plugin plus `plugin` (a test lane standing in for a real
+    one), `--fixes fixes`, `$FUZZ_FIXES` unset. For tests of how corpus items are collected
+    and judged."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [python_path(), extra_path])))
     env.pop("FUZZ_FIXES", None)
     env["FUZZ_TEST_LANE"] = ""

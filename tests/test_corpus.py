@@ -365,7 +365,7 @@ def test_rendered_finding_is_a_loadable_case_with_its_signatures():
 
 
 def test_pytest_collects_corpus_cases_one_item_per_lane_and_device(tmp_path):
-    """conftest.py: each case file in a corpus folder becomes (lane, device) items; a file
+    """fuzz.pytest_plugin: each case file in a corpus folder becomes (lane, device) items; a file
     that cannot be loaded is one failing item naming the problem; the others still run."""
 
     corpus = tmp_path / "corpus"

@@ -1,6 +1,6 @@
-"""conftest.py's corpus items cannot pass vacuously: with every fix on, a case whose EXPECT
-names kinds of a lane (a registered bug that must still show) fails when that lane skips
-it, naming the case file, the lane/device and the skip reason; a case without EXPECT
+"""The corpus items (fuzz.pytest_plugin) cannot pass vacuously: with every fix on, a case whose
+EXPECT names kinds of a lane (a registered bug that must still show) fails when that lane
+skips it, naming the case file, the lane/device and the skip reason; a case without EXPECT
 still skips. Runs pytest in a subprocess on a corpus folder of its own, with a lane that
 skips everything standing in for Thunder."""
 

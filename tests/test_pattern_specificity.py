@@ -18,7 +18,7 @@ the programs on which a new bug with that symptom would be called "known". No pa
 claim more than CLAIM_LIMIT of its lane's programs.
 
 The corpus cases' own divergences are checked against each other's patterns by the
-corpus items (conftest.py: a pattern of another bug recognising a case fails it), and
+corpus items (fuzz.pytest_plugin: a pattern of another bug recognising a case fails it), and
 hand-written variants of registered bugs are in tests/test_pattern_variants.py.
 """
 
@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from fuzz.backends.eager import run_eager
 from fuzz.backends.registry import get_lane
 from fuzz.case import bug_patterns, case_metadata
+from fuzz.defaults import MAX_OPS
 from fuzz.divergence import Divergence
 from fuzz.facts import facts_for
 from fuzz.known import BugPattern, parse_pattern
@@ -147,7 +148,7 @@ def observe(lane: str, n: int) -> tuple[list[Observed], int]:
         deadline=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(generated=cases(lanes=(lane,), max_ops=6 if lane == "exir" else 8))
+    @given(generated=cases(lanes=(lane,), max_ops=6 if lane == "exir" else MAX_OPS))
     def run(generated):
         nonlocal ran
         case = generated.case

@@ -104,8 +104,8 @@ def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(registered):
 
 
 def test_a_pattern_of_another_bug_that_recognises_a_case_is_reported():
-    """The corpus items' cross-match check (conftest.py) names the other bug's case."""
-    from conftest import foreign_matches
+    """The corpus items' cross-match check (fuzz.pytest_plugin) names the other bug's case."""
+    from fuzz.pytest_plugin import foreign_matches
 
     case = case_from_source(
         "import torch\n\ndef program(a, b):\n    return (a + b,)\n\n"

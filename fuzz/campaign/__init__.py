@@ -3,6 +3,8 @@
     fuzz.campaign.nightly     `python -m fuzz nightly`: settings -> supervisor -> engine ->
                               triage -> report
     fuzz.campaign.supervisor  the campaign's state and decisions (budget, crashes, findings)
+    fuzz.campaign.engines     the Engine protocol (open, run, confirm, close) and the poll
+                              loop every engine shares (hangs, refusals, hard deadline)
     fuzz.campaign.local       the local engine: worker processes on this machine
     fuzz.campaign.worker      one worker: a Hypothesis loop over generated cases
     fuzz.campaign.protocol    the typed messages between workers and the supervisor
@@ -12,5 +14,6 @@
     fuzz.campaign.stats       the figures a campaign aggregates (coverage included)
     fuzz.campaign.report      report.json (and report_md: report.md)
 
-The Ray engine lives in fuzz/extra/ray_engine.py (an optional integration).
+The command layer builds the engine and passes it in; the Ray engine lives in
+fuzz/extra/ray_engine.py (an optional integration, a layer above this package).
 """

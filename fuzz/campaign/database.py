@@ -22,11 +22,13 @@ from pathlib import Path
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from fuzz.errors import FuzzError
+
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 CONNECT_TIMEOUT_S = 5.0
 
 
-class DatabaseError(RuntimeError):
+class DatabaseError(FuzzError, RuntimeError):
     """The example database named by a campaign cannot be used; the message says why."""
 
 

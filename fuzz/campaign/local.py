@@ -1,10 +1,12 @@
 """The local engine: the campaign's workers as processes on this machine (the default).
 
 Each slot's worker is `python -m fuzz.campaign.worker CONFIG.json FD`, in its own process
-group, writing protocol messages as JSON lines to a pipe. The engine waits on all pipes
-at once, hands each message to the supervisor, kills a worker the supervisor names as
-overdue (a hang) or every worker past the hard deadline, and starts the next incarnation
-of a slot when the supervisor asks for one. Worker logs go to OUT/logs/.
+group, writing protocol messages as JSON lines to a pipe. `LocalWorkers` waits on all
+pipes at once, hands each message to the supervisor, and starts the next incarnation of a
+slot when the supervisor asks for one; when to kill a worker (overdue, refused, past the
+hard deadline: SIGTERM, then SIGKILL 10 s later) is fuzz.campaign.engines.supervise's
+policy. Worker logs go to OUT/logs/. A crash is confirmed in a fresh process on this
+machine (fuzz.campaign.triage.local_rerun).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import selectors
 import signal
 import subprocess
 import sys
-import time
 
+from fuzz.campaign.engines import supervise
 from fuzz.campaign.protocol import ProtocolError, decode
-from fuzz.campaign.supervisor import Slot, Supervisor
+from fuzz.campaign.supervisor import Slot, Supervisor, auto_workers
+from fuzz.campaign.triage import local_rerun
 from fuzz.procs import child_env, kill, tail
 
 # Each worker runs tiny tensors in one thread: several intra-op threads per worker would
@@ -27,6 +30,31 @@ SINGLE_THREADED = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 class LocalEngine:
+    """Worker processes on this machine (`--engine local`, the default)."""
+
+    name = "local"
+
+    def open(self) -> int:
+        return auto_workers()
+
+    def run(self, sup: Supervisor) -> None:
+        for sub in ("logs", "workers"):
+            (sup.settings.out / sub).mkdir(parents=True, exist_ok=True)
+        supervise(sup, LocalWorkers(sup))
+
+    def confirm(self, sup: Supervisor, source: str, lane: str, device: str) -> tuple:
+        return local_rerun(sup)(source, lane, device)
+
+    def close(self) -> None:
+        pass
+
+
+class LocalWorkers:
+    """One campaign's worker processes (fuzz.campaign.engines.Workers)."""
+
+    poll_s = 0.5
+    grace_s = 10.0  # from the hard deadline's SIGTERM to SIGKILL
+
     def __init__(self, sup: Supervisor):
         self.sup = sup
         self.out = sup.settings.out
@@ -34,9 +62,8 @@ class LocalEngine:
         self.procs: dict[int, subprocess.Popen] = {}
         self.fds: dict[int, int] = {}
         self.bufs: dict[int, bytes] = {}
-        self.stopped_at: float | None = None  # when the hard deadline's SIGTERM went out
 
-    def spawn(self, slot: Slot) -> None:
+    def start(self, slot: Slot) -> None:
         config = self.sup.config_for(slot)
         cfg_path = self.out / "workers" / f"{slot.name}.json"
         cfg_path.write_text(json.dumps(config.to_json(), indent=1))
@@ -95,47 +122,37 @@ class LocalEngine:
             log = self.out / "logs" / f"{slot.name}.log"
             self.sup.event(f"{slot.name} ended with {rc}; log tail:\n{tail(log)}")
         if self.sup.ended(slot, rc, hung):
-            self.spawn(slot)
+            self.start(slot)
 
-    def run(self) -> None:
-        for sub in ("logs", "workers"):
-            (self.out / sub).mkdir(parents=True, exist_ok=True)
-        for slot in self.sup.slots:
-            self.spawn(slot)
-        try:
-            while self.procs:
-                for key, _ in self.sel.select(timeout=0.5):
-                    slot = key.data
-                    if slot.index in self.procs and not self.read(slot):
-                        self.reap(slot)
-                for slot in list(self.sup.slots):
-                    proc = self.procs.get(slot.index)
-                    if proc is not None and slot.finished and proc.poll() is None:
-                        kill(proc)  # refused by the supervisor (another harness version)
-                    if proc is not None and proc.poll() is not None:
-                        self.reap(slot)
-                for slot in self.sup.overdue():
-                    if slot.index in self.procs:
-                        kill(self.procs[slot.index])
-                        self.reap(slot, hung=True)
-                self.stop_at_hard_deadline()
-                self.sup.progress()
-        except KeyboardInterrupt:
-            self.sup.stopping = True
-            self.sup.error("interrupted")
-            for proc in self.procs.values():
-                kill(proc)
-        if self.sup.tty:
-            sys.stderr.write("\r\033[K")
+    def running(self) -> bool:
+        return bool(self.procs)
 
-    def stop_at_hard_deadline(self) -> None:
-        sup = self.sup
-        if sup.past_hard_deadline() and not sup.stopping:
-            sup.stopping = True
-            sup.event("hard deadline: stopping the workers")
-            for proc in self.procs.values():
-                kill(proc, signal.SIGTERM)
-            self.stopped_at = time.time()
-        if self.stopped_at is not None and time.time() > self.stopped_at + 10:
-            for proc in self.procs.values():
-                kill(proc)
+    def wait(self, timeout: float) -> None:
+        for key, _ in self.sel.select(timeout=timeout):
+            slot = key.data
+            if slot.index in self.procs and not self.read(slot):
+                self.reap(slot)
+        for slot in list(self.sup.slots):
+            proc = self.procs.get(slot.index)
+            if proc is not None and proc.poll() is not None:
+                self.reap(slot)
+
+    def has_worker(self, slot: Slot) -> bool:
+        return slot.index in self.procs
+
+    def kill(self, slot: Slot) -> None:
+        proc = self.procs[slot.index]
+        if proc.poll() is None:
+            kill(proc)
+
+    def kill_hung(self, slot: Slot) -> None:
+        kill(self.procs[slot.index])
+        self.reap(slot, hung=True)
+
+    def stop_all(self) -> None:
+        for proc in self.procs.values():
+            kill(proc, signal.SIGTERM)
+
+    def kill_all(self) -> None:
+        for proc in self.procs.values():
+            kill(proc)

@@ -1,8 +1,8 @@
 """The nightly fuzz job: `python -m fuzz nightly [options]` (options: fuzz/__main__.py).
 
     settings  -> Supervisor (fuzz.campaign.supervisor: the campaign's state and decisions)
-              -> an engine runs the workers (fuzz.campaign.local, the default: processes on
-                 this machine; fuzz.extra.ray_engine: `--engine ray`, actors on a cluster)
+              -> the engine the command layer built runs the workers
+                 (fuzz.campaign.engines: local processes by default, or Ray actors)
               -> Triage (fuzz.campaign.triage: confirm crashes, known vs new, file cases)
               -> report.json and report.md (fuzz.campaign.report)
 
@@ -17,6 +17,7 @@ raising, bad options, an unreachable database), else 1 when something new diverg
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -26,16 +27,12 @@ import fixes
 from fuzz import speedups
 from fuzz.backends.registry import unknown_names
 from fuzz.campaign.database import DatabaseError, check_database
-from fuzz.campaign.local import LocalEngine
+from fuzz.campaign.engines import Engine, EngineError
 from fuzz.campaign.report import build_report, write_reports
 from fuzz.campaign.supervisor import CampaignSettings, Supervisor, auto_workers
-from fuzz.campaign.triage import Triage, local_rerun, renderer
+from fuzz.campaign.triage import Triage, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus
 from fuzz.prepare import PluginError, check_plugins, fixes_switch
-
-
-class EngineError(RuntimeError):
-    """The chosen engine cannot run here; the message says why."""
 
 
 def database_of(args) -> str | None:
@@ -43,34 +40,14 @@ def database_of(args) -> str | None:
     return None if (db or "").lower() == "none" else (db or str(Path(args.out) / "hypothesis-db"))
 
 
-# Ray names a node by its "remotely reachable" address; a Ray instance that only lives on
-# this machine (no --ray-address) should use loopback, and this switch, read when ray is
-# imported, makes it do so.
-LOOPBACK_RAY = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-
-
-def connect_ray(args) -> dict[str, float]:
-    """Join (or start) the Ray cluster; its resources. Needs the `cluster` extra."""
-    if args.ray_address is None:
-        for key, value in LOOPBACK_RAY.items():
-            os.environ.setdefault(key, value)
-    try:
-        from fuzz.extra import ray_engine  # optional: imports ray
-    except ImportError as e:
-        raise EngineError(f"--engine ray needs ray (pip install '.[cluster]'): {e}") from e
-    try:
-        return ray_engine.connect(args.ray_address)
-    except Exception as e:
-        raise EngineError(f"--engine ray: cannot reach the cluster {args.ray_address}: {e}") from e
-
-
-def settings_from(args, resources: dict[str, float] | None = None) -> CampaignSettings:
-    """The campaign settings; with a Ray cluster, `--workers auto` is its CPU count."""
+def settings_from(args, engine: str = "local", workers_auto: int | None = None) -> CampaignSettings:
+    """The campaign settings; `--workers auto` is what the engine's `open` said (one per
+    core here, a Ray cluster's CPU count)."""
     out = Path(args.out)
     seed = args.hypothesis_seed
     workers = args.workers
     if workers == "auto":
-        workers = int(resources.get("CPU", 1)) if resources is not None else auto_workers()
+        workers = workers_auto if workers_auto is not None else auto_workers()
     return CampaignSettings(
         budget=args.budget,
         lanes=tuple(args.lanes),
@@ -89,24 +66,13 @@ def settings_from(args, resources: dict[str, float] | None = None) -> CampaignSe
         database=database_of(args),
         corpus=tuple(args.corpus or ["corpus"]),
         into=args.into,
-        engine=args.engine,
+        engine=engine,
         quiet=args.quiet,
     )
 
 
-def run_engine(sup: Supervisor, resources: dict[str, float] | None):
-    """Run the workers on the chosen engine; returns how that engine re-runs a crash."""
-    if sup.settings.engine == "ray":
-        from fuzz.extra.ray_engine import RayEngine  # optional: imports ray (connect_ray did)
-
-        engine = RayEngine(sup, resources or {})
-        engine.run()
-        return engine.confirm
-    LocalEngine(sup).run()
-    return local_rerun(sup)
-
-
-def main(args) -> int:
+def main(args, engine: Engine) -> int:
+    """The nightly command on `engine` (built by the command layer from `--engine`)."""
     switch = fixes_switch(args.fixes)
     try:
         fixes.parse_switch(switch)
@@ -132,30 +98,40 @@ def main(args) -> int:
     started = time.perf_counter()
     try:
         check_database(database_of(args))
-        resources = connect_ray(args) if args.engine == "ray" else None
+        workers_auto = engine.open()
     except (DatabaseError, EngineError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    settings = settings_from(args, resources)
+    try:
+        sup = campaign(args, engine, workers_auto, started)
+    finally:
+        engine.close()
+    return summarize(args, sup)
+
+
+def campaign(args, engine: Engine, workers_auto: int, started: float) -> Supervisor:
+    """Explore on the engine, then triage what it found."""
+    settings = settings_from(args, engine.name, workers_auto)
     settings.out.mkdir(parents=True, exist_ok=True)
     sup = Supervisor(settings)
-    sup.engine_startup_seconds = time.perf_counter() - started  # Ray's own start, when used
+    sup.engine_startup_seconds = time.perf_counter() - started  # e.g. joining Ray
     sup.event(
         f"campaign seed {settings.seed}, {len(sup.slots)} worker(s) ({settings.engine}), "
         f"lanes {','.join(settings.lanes)}, devices {','.join(settings.devices)}, "
         f"fixes {settings.fixes}, speedups {settings.speedups}, budget {settings.budget:g} s"
         + (f", max {settings.max_examples} programs" if settings.max_examples else "")
     )
-    try:
-        rerun = run_engine(sup, resources)
-        into = DirectoryCorpus(settings.into or settings.out / "cases")
-        corpora = [ReadOnlyCorpus(DirectoryCorpus(p)) for p in settings.corpus]
-        Triage(sup, CorpusIndex.of([*corpora, into]), into, rerun).run(renderer(sup))
-    finally:
-        if resources is not None:
-            from fuzz.extra.ray_engine import disconnect
+    engine.run(sup)
+    into = DirectoryCorpus(settings.into or settings.out / "cases")
+    corpora = [ReadOnlyCorpus(DirectoryCorpus(p)) for p in settings.corpus]
+    rerun = functools.partial(engine.confirm, sup)
+    Triage(sup, CorpusIndex.of([*corpora, into]), into, rerun).run(renderer(sup))
+    return sup
 
-            disconnect()
+
+def summarize(args, sup: Supervisor) -> int:
+    """Write report.json and report.md, print the summary; the exit status."""
+    settings = sup.settings
     doc = build_report(sup)
     write_reports(settings.out, doc)
     if not args.quiet:

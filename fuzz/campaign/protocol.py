@@ -20,10 +20,13 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+from fuzz.defaults import MAX_CALLS, MAX_OPS
+from fuzz.errors import FuzzError
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class ProtocolError(ValueError):
+class ProtocolError(FuzzError, ValueError):
     """A line or object that is not a message of this protocol."""
 
 
@@ -41,8 +44,8 @@ class WorkerConfig:
     hard_s: float  # seconds from the worker's start until it must have stopped
     shrink_budget: float  # seconds one shrink may take
     plugins: tuple[str, ...] = ()
-    max_ops: int = 8
-    max_calls: int = 6
+    max_ops: int = MAX_OPS
+    max_calls: int = MAX_CALLS
     quota: int | None = None  # explored programs, at most
     database: str | None = None  # Hypothesis example database: a folder or redis:// URL
     corpus: tuple[str, ...] = ()  # folders whose registered bugs are known

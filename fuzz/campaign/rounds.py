@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fuzz.errors import FuzzError
+
 
 class StopRound(KeyboardInterrupt):
     """Ends a Hypothesis round at once from inside the test. A KeyboardInterrupt because that
@@ -23,7 +25,7 @@ class ShrinkCutShort(StopRound):
     """The shrink budget is spent: the best candidate so far becomes the finding."""
 
 
-class Diverged(Exception):
+class Diverged(FuzzError):
     """Base of the per-bucket exception classes raised so that Hypothesis shrinks."""
 
     payload: dict[str, Any]

@@ -8,9 +8,9 @@ An engine runs the workers and feeds the supervisor:
     sup.ended(slot, returncode, hung)    # the worker is gone -> whether to start another
     sup.overdue()                        # slots whose program ran past --example-timeout
 
-Engines: fuzz.campaign.local (worker processes on this machine, the default) and
-fuzz.extra.ray_engine (Ray actors on a cluster). The supervisor never runs a program, so
-no backend can take it down. It
+Engines (fuzz.campaign.engines, whose `supervise` loop makes these calls): local worker
+processes or Ray actors. The supervisor never runs a program, so no backend can take it
+down. It
 
 * keeps the figures (fuzz.campaign.stats), events and a live progress line;
 * records crashes: a worker that dies (segfault, abort, OOM kill, `os._exit`) while a
@@ -35,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from fuzz import defaults
 from fuzz.buckets import bucket_of
 from fuzz.campaign.findings import Finding
 from fuzz.campaign.protocol import (
@@ -69,10 +70,10 @@ class CampaignSettings:
     out: Path
     plugins: tuple[str, ...] = ()
     max_examples: int | None = None
-    example_timeout: float = 120.0
+    example_timeout: float = defaults.EXAMPLE_TIMEOUT_S
     shrink_budget: float | None = None
-    max_ops: int = 8
-    max_calls: int = 6
+    max_ops: int = defaults.MAX_OPS
+    max_calls: int = defaults.MAX_CALLS
     database: str | None = None
     corpus: tuple[str, ...] = ("corpus",)
     into: str | None = None
@@ -108,7 +109,7 @@ class Supervisor:
         self.settings = s = settings
         self.start = time.time()
         self.deadline = self.start + s.budget
-        self.shrink_budget = s.shrink_budget or max(20.0, s.budget / 4)
+        self.shrink_budget = s.shrink_budget or max(defaults.MIN_SHRINK_BUDGET_S, s.budget / 4)
         self.hard_deadline = self.deadline + self.shrink_budget + 30.0
         self.harness = harness_stamp()
         self.stats = CampaignStats()
@@ -381,9 +382,9 @@ class Supervisor:
 
 
 def auto_workers() -> int:
-    """One worker per core, at most 8: a worker spends most of its time in one backend
-    process (single-threaded tracing and planning), so cores are what bounds throughput."""
-    return max(1, min(8, os.cpu_count() or 1))
+    """One worker per core, at most MAX_AUTO_WORKERS: a worker spends most of its time in
+    one backend process (single-threaded tracing and planning), so cores bound throughput."""
+    return max(1, min(defaults.MAX_AUTO_WORKERS, os.cpu_count() or 1))
 
 
 def describe_settings(s: CampaignSettings) -> dict[str, Any]:

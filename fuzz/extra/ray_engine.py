@@ -29,7 +29,6 @@ supervisor checks (a worker with another harness stamp is refused).
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import traceback
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 import ray
 from ray.util.queue import Empty, Queue
 
+from fuzz.campaign.engines import EngineError, supervise
 from fuzz.campaign.protocol import Bye, HarnessError, WorkerConfig
 from fuzz.campaign.supervisor import Slot, Supervisor
 from fuzz.errors import error_text
@@ -55,24 +55,6 @@ def runtime_env() -> dict[str, Any]:
         [str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
     )
     return {"env_vars": env | {"PYTHONPATH": path, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}}
-
-
-def connect(address: str | None) -> dict[str, float]:
-    """Join the cluster at `address` (None: start a Ray instance on this machine); its
-    resources."""
-    if not ray.is_initialized():
-        ray.init(
-            address=address,
-            runtime_env=runtime_env(),
-            include_dashboard=False,
-            logging_level="WARNING",
-            log_to_driver=False,
-        )
-    return ray.cluster_resources()
-
-
-def disconnect() -> None:
-    ray.shutdown()
 
 
 @ray.remote(max_restarts=0, max_task_retries=0)
@@ -117,6 +99,61 @@ def rerun(
 
 
 class RayEngine:
+    """Ray actors on a cluster (`--engine ray`): `open` joins the cluster at `address` (None:
+    starts a Ray instance on this machine), `close` leaves it."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None):
+        self.address = address
+        self.resources: dict[str, float] = {}
+
+    def open(self) -> int:
+        """Join the cluster (its runtime environment carries this process's FUZZ_* and
+        HYPOTHESIS_* settings, so open after they are set); `--workers auto` is its CPUs."""
+        try:
+            if not ray.is_initialized():
+                ray.init(
+                    address=self.address,
+                    runtime_env=runtime_env(),
+                    include_dashboard=False,
+                    logging_level="WARNING",
+                    log_to_driver=False,
+                )
+            self.resources = ray.cluster_resources()
+        except Exception as e:
+            raise EngineError(f"--engine ray: cannot reach the cluster {self.address}: {e}") from e
+        return int(self.resources.get("CPU", 1))
+
+    def run(self, sup: Supervisor) -> None:
+        supervise(sup, RayWorkers(sup, self.resources))
+
+    def confirm(self, sup: Supervisor, source: str, lane: str, device: str) -> tuple:
+        """Re-run a crash as a Ray task: (1: it died again | 0: it ran, whether it hung)."""
+        s = sup.settings
+        ref = rerun.options(num_gpus=1 if device == "cuda" else 0).remote(
+            source, lane, device, s.fixes, list(s.plugins), s.speedups
+        )
+        done, _ = ray.wait([ref], timeout=s.example_timeout + 60)
+        if not done:
+            ray.cancel(ref, force=True)
+            return None, True
+        try:
+            ray.get(ref)
+        except ray.exceptions.RayError:
+            return 1, False
+        return 0, False
+
+    def close(self) -> None:
+        ray.shutdown()
+
+
+class RayWorkers:
+    """One campaign's worker actors (fuzz.campaign.engines.Workers)."""
+
+    poll_s = POLL_S
+    grace_s = None  # ray.kill needs no second, harder signal
+
     def __init__(self, sup: Supervisor, resources: dict[str, float]):
         self.sup = sup
         self.queue = Queue(actor_options={"num_cpus": 0})
@@ -133,7 +170,7 @@ class RayEngine:
                 for lane in sup.settings.lanes:
                     sup.unavailable[f"{lane}/cuda"] = "no CUDA device: no GPU in the Ray cluster"
 
-    def spawn(self, slot: Slot) -> None:
+    def start(self, slot: Slot) -> None:
         config = self.sup.config_for(slot)
         gpu = "cuda" in config.devices
         actor = WorkerActor.options(num_cpus=1, num_gpus=1 if gpu else 0).remote()
@@ -170,52 +207,31 @@ class RayEngine:
                 self.sup.event(f"{slot.name} died: {str(e).splitlines()[0][:200]}")
         self.drain()
         if self.sup.ended(slot, returncode, hung):
-            self.spawn(slot)
+            self.start(slot)
 
-    def run(self) -> None:
+    def running(self) -> bool:
+        return bool(self.refs)
+
+    def wait(self, timeout: float) -> None:
+        done, _ = ray.wait(list(self.refs.values()), num_returns=len(self.refs), timeout=timeout)
+        self.drain()
         for slot in self.sup.slots:
-            self.spawn(slot)
-        try:
-            while self.refs:
-                done, _ = ray.wait(
-                    list(self.refs.values()), num_returns=len(self.refs), timeout=POLL_S
-                )
-                self.drain()
-                for slot in self.sup.slots:
-                    if slot.index in self.refs and self.refs[slot.index] in done:
-                        self.reap(slot)
-                for slot in self.sup.overdue():
-                    if slot.index in self.refs:
-                        self.reap(slot, hung=True)
-                for slot in self.sup.slots:
-                    if slot.finished and slot.index in self.actors:
-                        ray.kill(self.actors[slot.index], no_restart=True)  # refused worker
-                if self.sup.past_hard_deadline() and not self.sup.stopping:
-                    self.sup.stopping = True
-                    self.sup.event("hard deadline: stopping the workers")
-                    for actor in self.actors.values():
-                        ray.kill(actor, no_restart=True)
-                self.sup.progress()
-        except KeyboardInterrupt:
-            self.sup.stopping = True
-            self.sup.error("interrupted")
-            for actor in self.actors.values():
-                ray.kill(actor, no_restart=True)
-        if self.sup.tty:
-            sys.stderr.write("\r\033[K")
+            if slot.index in self.refs and self.refs[slot.index] in done:
+                self.reap(slot)
 
-    def confirm(self, source: str, lane: str, device: str) -> tuple[int | None, bool]:
-        """Re-run a crash as a Ray task: (1: it died again | 0: it ran, whether it hung)."""
-        s = self.sup.settings
-        ref = rerun.options(num_gpus=1 if device == "cuda" else 0).remote(
-            source, lane, device, s.fixes, list(s.plugins), s.speedups
-        )
-        done, _ = ray.wait([ref], timeout=s.example_timeout + 60)
-        if not done:
-            ray.cancel(ref, force=True)
-            return None, True
-        try:
-            ray.get(ref)
-        except ray.exceptions.RayError:
-            return 1, False
-        return 0, False
+    def has_worker(self, slot: Slot) -> bool:
+        # An actor outlives its loop call until reaped; a refused one is killed until then.
+        return slot.index in self.actors
+
+    def kill(self, slot: Slot) -> None:
+        ray.kill(self.actors[slot.index], no_restart=True)
+
+    def kill_hung(self, slot: Slot) -> None:
+        self.reap(slot, hung=True)
+
+    def stop_all(self) -> None:
+        self.kill_all()
+
+    def kill_all(self) -> None:
+        for actor in self.actors.values():
+            ray.kill(actor, no_restart=True)

@@ -5,7 +5,8 @@ op. `decode` turns it into a `Program` deterministically and *validly by constru
 each op gene picks an op family (by weight, `fuzz/ops/weights.py`) among those with an
 op whose operand constraint some available values meet, then one of those ops, then its
 operand tuple, then the op's attributes, each as `gene[i] % n`. So deleting an op gene
-(what Hypothesis's shrinker does to lists) still decodes to a valid, smaller program, and shrinking a gene towards zeros picks simpler options.
+(what Hypothesis's shrinker does to lists) still decodes to a valid, smaller program,
+and shrinking a gene towards zeros picks simpler options.
 
 Inputs are tensors (a dtype from `dtypes.INPUT_DTYPES`, dims whose range may include 0
 and 1, or a shape related to an earlier input for broadcasting), then Python numbers
@@ -24,8 +25,8 @@ import sympy
 
 from fuzz import ops as op_catalogue
 from fuzz.ops.dtypes import INPUT_DTYPES
-from fuzz.ops.weights import FAMILY_WEIGHTS
 from fuzz.ops.spec import Decision, NumberType, OpSpec, Picker, Symbols, TensorType, Value
+from fuzz.ops.weights import FAMILY_WEIGHTS
 
 MAX_OUTPUTS = 3
 

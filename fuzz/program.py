@@ -2,10 +2,11 @@
 
 A `Genome` is what Hypothesis draws: one gene (a tuple of small ints) per input and per
 op. `decode` turns it into a `Program` deterministically and *validly by construction*:
-each op gene picks among the ops whose operand constraints some available values meet,
-then among those operand tuples, then the op's attributes, each as `gene[i] % n`. So
-deleting an op gene (what Hypothesis's shrinker does to lists) still decodes to a valid,
-smaller program, and shrinking a gene towards zeros picks simpler options.
+each op gene picks an op family (by weight, `fuzz/ops/weights.py`) among those with an
+op whose operand constraint some available values meet, then one of those ops, then its
+operand tuple, then the op's attributes, each as `gene[i] % n`. So deleting an op gene
+(what Hypothesis's shrinker does to lists) still decodes to a valid, smaller program,
+and shrinking a gene towards zeros picks simpler options.
 
 Inputs are tensors (a dtype from `dtypes.INPUT_DTYPES`, dims whose range may include 0
 and 1, or a shape related to an earlier input for broadcasting), then Python numbers
@@ -25,6 +26,7 @@ import sympy
 from fuzz import ops as op_catalogue
 from fuzz.ops.dtypes import INPUT_DTYPES
 from fuzz.ops.spec import Decision, NumberType, OpSpec, Picker, Symbols, TensorType, Value
+from fuzz.ops.weights import FAMILY_WEIGHTS
 
 MAX_OUTPUTS = 3
 
@@ -159,6 +161,18 @@ def _add_node(op, candidates, pick, types, syms, nodes, decisions) -> None:
     decisions.extend(built.decisions)
 
 
+def _family_then_op(choices: list, pick: Picker) -> list:
+    """The choices of one family, picked by its weight (`FAMILY_WEIGHTS`): the op is then
+    picked among them. Picking the family first keeps each family's share of draws
+    independent of how many ops it has, so a catalogue that grows by 80 math and layout
+    ops does not crowd out the few data-dependent, custom and cond ops."""
+    by_family: dict[str, list] = {}
+    for choice in choices:
+        by_family.setdefault(choice[0].family, []).append(choice)
+    weighted = [f for f in by_family for _ in range(FAMILY_WEIGHTS.get(f, 1))]
+    return by_family[pick.pick(weighted)]
+
+
 def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Program:
     syms = Symbols()
     types = _decode_inputs(genome, syms)
@@ -168,7 +182,7 @@ def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Pr
     for gene in genome.ops:
         pick = Picker(gene)
         choices = [(op, cands) for op in ops if (cands := op.operands(types, syms))]
-        op, candidates = pick.pick(choices)
+        op, candidates = pick.pick(_family_then_op(choices, pick))
         _add_node(op, candidates, pick, types, syms, nodes, decisions)
     for j in range(n_inputs):
         if isinstance(types[j], NumberType) and all(j not in n.args for n in nodes):

@@ -37,6 +37,7 @@ from fuzz.prepare import (
     all_fixes_on,
     check_plugins,
     fixes_switch,
+    install_compat,
     install_speedups,
     prepare,
 )
@@ -139,8 +140,10 @@ def main(args) -> int:
     summary = ", ".join(f"{k} ({v})" for k, v in active.items()) or "none"
     print(f"fixes: {switch} -> {summary}", file=stream)
     devices = args.devices or available_devices()
+    compat_state = install_compat(args.lanes)
     speedups_state = install_speedups(args.lanes)
     print(f"speedups: {speedups.describe(speedups_state)}", file=stream)
+    print(f"compat shims: {speedups.describe_compat(compat_state)}", file=stream)
 
     def progress(o: Outcome) -> None:
         # Lanes a case excludes itself (LANES/DEVICES) are left out of the text (not the JSON).
@@ -174,6 +177,7 @@ def main(args) -> int:
                 "all_on": set(fixes.all_fixes()) <= set(active),
             },
             "speedups": speedups_state,
+            "compat": compat_state,  # fuzz.speedups.compat_state()
             "versions": fixes.package_versions(),
             "lanes": list(args.lanes),
             "devices": list(devices),

@@ -2,7 +2,7 @@
 and `PatchSet`s of them gated on the upstream source they reproduce.
 
 The one patching mechanism of the project: the fixes (fixes/), the lanes' speedups
-(fuzz/backends/thunder_speedups.py, fuzz/backends/exir/speedups.py) and the compat shim
+(fuzz/backends/thunder/speedups.py, fuzz/backends/exir/speedups.py) and the compat shim
 (fixes/compat_thunder_named_tensor.py) all change upstream objects through `Patch`
 tables, applied by `apply_all` and undone by `restore_all`. The speedups and the shim
 are `PatchSet`s: named parts, each a table built when installed, each installed only

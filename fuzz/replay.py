@@ -1,6 +1,6 @@
 """Replay case files: `python -m fuzz replay PATH... [options]`.
 
-Each case runs on every (lane, device) it allows, in this process, through the engine (so
+Each case runs on every (lane, device) it allows, in this process, through the case runner (so
 a divergence is confirmed by a second run, as everywhere), and is classified by
 fuzz.outcome: pass, divergence, expected, error or skip (see there). A case whose EXPECT
 names kinds of a lane that then passes is `pass` with a note (the upstream bug may be
@@ -29,8 +29,8 @@ import fixes
 from fuzz import speedups
 from fuzz.backends.registry import unknown_names
 from fuzz.case import CaseError, load_case
+from fuzz.case_runner import available_devices
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, expand_paths
-from fuzz.engine import available_devices
 from fuzz.outcome import STATUSES, Outcome, run_lane, run_lane_isolated
 from fuzz.prepare import (
     PluginError,

@@ -1,7 +1,7 @@
 """The speedups switch: our pure-overhead patches of Thunder and torch.export, on or off.
 
 The lanes run their stacks patched by two sets of speedups that change what the stacks
-cost, not what they compute (fuzz/backends/thunder_speedups.py: Thunder's interpreter;
+cost, not what they compute (fuzz/backends/thunder/speedups.py: Thunder's interpreter;
 fuzz/backends/exir/speedups.py: torch.export's decomposition bookkeeping). They are ours,
 not the stacks', so a bug they introduce would be a harness bug filed as an upstream one.
 Hence:
@@ -37,7 +37,7 @@ VALUES = ("on", "off")
 # The modules holding each lane's speedups (a PatchSet named after the lane, kind
 # "speedup") and its compat shim (kind "compat"), imported by fuzz.prepare.
 MODULES = {
-    "thunder": "fuzz.backends.thunder_speedups",
+    "thunder": "fuzz.backends.thunder.speedups",
     "exir": "fuzz.backends.exir.speedups",
 }
 COMPAT = {"thunder": "fixes.compat_thunder_named_tensor"}

@@ -22,7 +22,7 @@ from tests.test_stock import _finding
 
 SETS = {
     "exir speedups": ("fuzz.backends.exir.speedups", "PATCHES"),
-    "thunder speedups": ("fuzz.backends.thunder_speedups", "PATCHES"),
+    "thunder speedups": ("fuzz.backends.thunder.speedups", "PATCHES"),
     "thunder compat shim": ("fixes.compat_thunder_named_tensor", "SHIM"),
 }
 

@@ -4,7 +4,7 @@ To add a lane: a class with `name`, `unavailable(device)` and `run(case, calls, 
 device) -> LaneReport` (the protocol in fuzz/backends/base.py), in a package of its own
 like fuzz/backends/exir/. A built-in lane is one line in `_LANES` (imported lazily) and
 its kinds (`<lane>.<what>`) in fuzz.divergence.KINDS, which the torch-free core reads
-before any lane is imported. A plugin (a test's stand-in lane, a fault benchmark) calls
+before any lane is imported. A plugin (a test's stand-in lane, a lane of one's own) calls
 `register_lane(lane, kinds=...)`: its lane object replaces or adds one by that name in
 this process, and its kinds join the catalogue (fuzz.divergence.register_kinds).
 
@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from fuzz.divergence import register_kinds
 
 if TYPE_CHECKING:  # the protocol's module imports torch; names are checked without it
     from fuzz.backends.base import Lane
@@ -33,8 +35,6 @@ def register_lane(lane: Lane, kinds: Mapping[str, str] | None = None) -> Lane:
     """Use `lane` for lanes named `lane.name` in this process (a built-in lane's object is
     replaced; a new name becomes a known lane), its `kinds` ({"<name>.<what>": meaning})
     added to fuzz.divergence.KINDS first. Returns `lane`."""
-    from fuzz.divergence import register_kinds
-
     if kinds:
         register_kinds(lane.name, kinds)
     _INSTANCES[lane.name] = lane

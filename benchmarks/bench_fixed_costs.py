@@ -9,7 +9,7 @@
   unsound-hit oracle's fresh trace costs) against a cache miss on a jit that has an entry
   already (what a miss of the lane's own jit costs), best of the rounds: why a fresh trace
   cannot be made cheaper than the backend's own tracing. Both with and without
-  fuzz/backends/thunder_speedups.py, alternately: what they save on every trace.
+  fuzz/backends/thunder/speedups.py, alternately: what they save on every trace.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def to_edge_costs(repeats: int, rounds: int) -> None:
 
 
 def thunder_costs(repeats: int, rounds: int) -> None:
-    from fuzz.backends import thunder_speedups
-    from fuzz.backends.thunder import SYMBOLIC, ThunderLane, _thunder
+    from fuzz.backends.thunder import speedups as thunder_speedups
+    from fuzz.backends.thunder.lane import SYMBOLIC, ThunderLane, _thunder
     from fuzz.prepare import prepare
 
     prepare("on")

@@ -11,7 +11,7 @@ Hand-written call sequences (first table), per sequence and mode:
 
 * entries: cache misses (= traces compiled); hits and hit rate over the calls;
 * missed legal: misses whose computation trace equals an entry already in the cache
-  (the Thunder lane's "missed legal hits": `fuzz.oracles.thunder_cache.matches_any`);
+  (the Thunder lane's "missed legal hits": `fuzz.backends.thunder.oracles.cache.matches_any`);
 * unsound: hits whose traces (initial and execution) differ from a fresh trace of those
   inputs, or whose fresh trace raises (the lane's `thunder.unsound-hit` oracle);
 * wrong: calls whose result differs from eager (value, shape or dtype);
@@ -213,7 +213,7 @@ def _thunder_for(mode: str):
 
     warnings.filterwarnings("ignore")
     sys.path.insert(0, str(ROOT))
-    from fuzz.backends.thunder import _thunder
+    from fuzz.backends.thunder.lane import _thunder
 
     thunder = _thunder()  # the lane's Thunder: custom ops registered, speedups installed
     if mode == "symbolic-fixed":
@@ -224,8 +224,8 @@ def _thunder_for(mode: str):
 
 
 def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
-    from fuzz.backends.thunder import _executors
-    from fuzz.oracles.thunder_cache import matches_any, unsound_hit
+    from fuzz.backends.thunder.lane import _executors
+    from fuzz.backends.thunder.oracles.cache import matches_any, unsound_hit
 
     thunder, cache = _thunder_for(mode)
 
@@ -349,10 +349,10 @@ def why_missed(programs: int, seed: int) -> None:
     thunder, cache = _thunder_for("symbolic-fixed")
     from thunder import _cache_info_ctx, _get_cache_info
 
-    from fuzz.backends.thunder import _executors
+    from fuzz.backends.thunder.lane import _executors
+    from fuzz.backends.thunder.oracles.cache import normalize_trace
     from fuzz.defaults import MAX_OPS
     from fuzz.observe import observe_call
-    from fuzz.oracles.thunder_cache import normalize_trace
     from fuzz.strategies import cases
     from fuzz.tensors import copy_args, materialize
 

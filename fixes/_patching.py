@@ -1,4 +1,14 @@
-"""Monkeypatches as data: tables of `Patch` entries that are applied and undone exactly.
+"""Monkeypatches as data: tables of `Patch` entries that are applied and undone exactly,
+and `PatchSet`s of them gated on the upstream source they reproduce.
+
+The one patching mechanism of the project: the fixes (fixes/), the lanes' speedups
+(fuzz/backends/thunder/speedups.py, fuzz/backends/exir/speedups.py) and the compat shim
+(fixes/compat_thunder_named_tensor.py) all change upstream objects through `Patch`
+tables, applied by `apply_all` and undone by `restore_all`. The speedups and the shim
+are `PatchSet`s: named parts, each a table built when installed, each installed only
+over the upstream source it reproduces (`source_digest`, sha256, of every function it
+replaces or relies on; `PatchSet.install` refuses a part that replaces a function
+outside its gate), recorded by name (`patch_sets`), and uninstalled exactly.
 
 A `Patch` names an owner (a class, a module, or a dict such as Thunder's lookaside map),
 a name in it (an attribute, or a key when `item` is set), the original found there and
@@ -12,7 +22,10 @@ attribute stays inherited), not what attribute access returned.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+import hashlib
+import inspect
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 
@@ -80,12 +93,16 @@ class Patch:
     def is_restored(self) -> bool:
         return current(self.owner, self.name, self.item) is self.original
 
-    def __repr__(self) -> str:
+    @property
+    def where(self) -> str:
+        """`Owner.name` or `Owner['key']`: what the entry patches, for records."""
         owner = getattr(self.owner, "__qualname__", None) or getattr(
             self.owner, "__name__", type(self.owner).__name__
         )
-        where = f"{owner}[{self.name!r}]" if self.item else f"{owner}.{self.name}"
-        return f"Patch({where})"
+        return f"{owner}[{self.name!r}]" if self.item else f"{owner}.{self.name}"
+
+    def __repr__(self) -> str:
+        return f"Patch({self.where})"
 
 
 def apply_all(patches: Sequence[Patch]) -> None:
@@ -104,3 +121,139 @@ def restore_all(patches: Sequence[Patch]) -> None:
     """Puts every original back, last entry first (so two entries on one name unwind)."""
     for p in reversed(patches):
         _put(p.owner, p.name, p.original, p.item)
+
+
+def source_digest(*functions: Callable) -> str:
+    """sha256 (first 16 hex digits) of the functions' sources, concatenated in order: the
+    fingerprint a gated part checks before it replaces an upstream function."""
+    text = "".join(inspect.getsource(f) for f in functions)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """One named part of a `PatchSet`: `table()` builds its entries when it is installed.
+
+    `upstream()` returns the upstream functions the part replaces or relies on; the part
+    is installed only when their `source_digest` is one the set's gate knows. A part
+    without `upstream` replaces no function (it adds names, or swaps a module reference)
+    and says why it needs no gate in `ungated`.
+    """
+
+    name: str
+    table: Callable[[], list[Patch]]
+    upstream: Callable[[], Sequence[Callable]] | None = None
+    ungated: str = ""
+
+    def __post_init__(self):
+        if (self.upstream is None) == (not self.ungated):
+            raise ValueError(f"part {self.name!r}: give either upstream() or why it is ungated")
+
+
+_SETS: dict[str, PatchSet] = {}
+
+
+def patch_sets(kind: str | None = None) -> list[PatchSet]:
+    """The patch sets defined in this process (their modules imported), of `kind` if given."""
+    return [s for s in _SETS.values() if kind is None or s.kind == kind]
+
+
+def unpatched(owner: Any, name: Any, item: bool = False) -> Any:
+    """What `owner` holds under `name` before any installed patch set replaced it (what a
+    gate fingerprints), else what it holds now (inherited attributes included)."""
+    for patch_set in _SETS.values():
+        for p in patch_set.patches():
+            if p.owner is owner and p.name == name and p.item == item:
+                return p.original
+    return owner.get(name) if item else getattr(owner, name)
+
+
+class PatchSet:
+    """Named parts installed together and undone exactly (fixes._patching's docstring).
+
+    `gate` maps each gated part's name to the digest (or digests) of upstream sources it
+    was checked against; the module owning the set keeps it, so a test can change it.
+    `install()` is idempotent: each part is applied, or `skipped` says why not (its
+    upstream source differs). `uninstall()` restores every entry, last part first, and
+    forgets what was skipped.
+    """
+
+    def __init__(
+        self, name: str, kind: str, parts: Sequence[Part], gate: Mapping[str, Any] | None = None
+    ) -> None:
+        gate = {} if gate is None else gate
+        missing = [p.name for p in parts if p.upstream is not None and p.name not in gate]
+        if missing:
+            raise ValueError(f"patch set {name!r}: no gate digests for parts {missing}")
+        self.name, self.kind, self.parts, self.gate = name, kind, tuple(parts), gate
+        self.applied: dict[str, list[Patch]] = {}  # part -> its applied table
+        self.skipped: dict[str, str] = {}  # part not installed -> why
+        self._active = False
+        self._lock = threading.RLock()
+        _SETS[name] = self
+
+    def digests(self) -> dict[str, str]:
+        """The installed upstream's digests, for each gated part (originals when patched)."""
+        return {p.name: source_digest(*p.upstream()) for p in self.parts if p.upstream}
+
+    def _known(self, part: str) -> Collection[str]:
+        known = self.gate[part]
+        return {known} if isinstance(known, str) else known
+
+    def _check_gate(self, part: Part, table: list[Patch]) -> None:
+        """Every function a part replaces must be among the upstream functions it gates."""
+        gated = part.upstream() if part.upstream else ()
+        outside = [
+            p.where
+            for p in table
+            if callable(p.original) and not any(p.original is f for f in gated)
+        ]
+        if outside:
+            raise ValueError(f"{self.name}:{part.name} replaces {outside} outside its gate")
+
+    def install(self) -> None:
+        with self._lock:
+            if self._active:
+                return
+            try:
+                for part in self.parts:
+                    if part.upstream is not None:
+                        digest = source_digest(*part.upstream())
+                        if digest not in self._known(part.name):
+                            known = ", ".join(sorted(self._known(part.name)))
+                            self.skipped[part.name] = (
+                                f"upstream source differs ({digest}, written against {known})"
+                            )
+                            continue
+                    table = part.table()
+                    self._check_gate(part, table)
+                    apply_all(table)
+                    self.applied[part.name] = table
+            except BaseException:
+                self._restore()
+                raise
+            self._active = True
+
+    def _restore(self) -> None:
+        for name in reversed(list(self.applied)):
+            restore_all(self.applied.pop(name))
+        self.skipped.clear()
+
+    def uninstall(self) -> None:
+        with self._lock:
+            self._restore()
+            self._active = False
+
+    def is_installed(self) -> bool:
+        return bool(self.applied)
+
+    def installed_names(self) -> list[str]:
+        return sorted(self.applied)
+
+    def patches(self) -> tuple[Patch, ...]:
+        """Every applied entry, in the order applied."""
+        return tuple(p for table in self.applied.values() for p in table)
+
+    def original(self, part: str, where: str) -> Any:
+        """The original an applied entry of `part` replaced (`where` as `Patch.where`)."""
+        return next(p.original for p in self.applied[part] if p.where == where)

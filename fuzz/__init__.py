@@ -14,7 +14,7 @@ Layers, each importing only the ones below it (tests/test_architecture.py checks
               (defaults shared by the commands, the campaign and the generator): no torch
     generator fuzz.ops (the op catalogue), fuzz.program, fuzz.calls, fuzz.render,
               fuzz.strategies
-    lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.backends, fuzz.engine,
+    lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.backends, fuzz.case_runner,
               fuzz.outcome (run one lane and classify), fuzz.prepare (per-process setup)
     commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.__main__,
               fuzz.pytest_plugin (pytest: the fixes switch, corpus cases as items)
@@ -34,8 +34,8 @@ _EXPORTS = {
     "load_case": "fuzz.case",
     "KINDS": "fuzz.divergence",
     "Divergence": "fuzz.divergence",
-    "CaseResult": "fuzz.engine",
-    "run_case": "fuzz.engine",
+    "CaseResult": "fuzz.case_runner",
+    "run_case": "fuzz.case_runner",
     "call_plans": "fuzz.strategies",
     "cases": "fuzz.strategies",
     "programs": "fuzz.strategies",

@@ -1,13 +1,17 @@
 """Divergence records and the public catalogue of divergence kinds.
 
 A kind is a stable dotted name, `<lane>.<what>`; records, reports, JSON and case files
-all use these names. Add a kind here (with its one-line meaning) before an oracle emits it.
+all use these names. A built-in lane's kinds are here (with their one-line meanings): case
+files and MATCHES patterns are checked against them by the torch-free core, before any
+lane is imported. A lane a plugin adds registers its own with `register_kinds` (through
+fuzz.backends.registry.register_lane); nothing else writes KINDS.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from typing import Any
 
 KINDS: dict[str, str] = {
@@ -43,6 +47,17 @@ KINDS: dict[str, str] = {
     ),
     "exir.crash": "the EXIR pipeline or runtime raised (or died) where eager did not",
 }
+
+
+def register_kinds(lane: str, kinds: Mapping[str, str]) -> None:
+    """Add lane `lane`'s kinds ({"<lane>.<what>": meaning}) to KINDS. A kind of another
+    lane, or a known kind with another meaning, raises ValueError (nothing is added)."""
+    for kind, meaning in kinds.items():
+        if lane_of(kind) != lane or kind == f"{lane}.":
+            raise ValueError(f"kind {kind!r} of lane {lane!r} must be named '{lane}.<what>'")
+        if KINDS.get(kind, meaning) != meaning:
+            raise ValueError(f"kind {kind!r} is already registered as {KINDS[kind]!r}")
+    KINDS.update(kinds)
 
 
 _CALL_INDEX = re.compile(r"\[\d+\]")

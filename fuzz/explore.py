@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
 
+from fuzz.case_runner import CaseResult, run_case
 from fuzz.corpus import CorpusIndex
 from fuzz.defaults import MAX_OPS
-from fuzz.engine import CaseResult, run_case
 from fuzz.strategies import GeneratedCase, cases
 
 
@@ -58,7 +58,7 @@ def explore(
     called for every case that ran (benchmarks and campaign scripts count with it);
     `case_seed` seeds each case's calls() (default: `seed`, else 0); with `corpus`, the
     divergences of bugs it registers are set aside as the nightly job does (marked
-    known_as, not confirmed: fuzz.engine.run_case); `until(generated, result)`, when
+    known_as, not confirmed: fuzz.case_runner.run_case); `until(generated, result)`, when
     given, decides which case counts as found instead of `kinds`."""
     out = Exploration()
 

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from fuzz.case import Case, CaseError, load_case
+from fuzz.case_runner import run_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
-from fuzz.engine import run_case
 from fuzz.errors import error_text
 from fuzz.facts import ANNOUNCE_ENV, announced
 from fuzz.prepare import PluginError, all_fixes_on, lane_unavailable, prepare

@@ -77,6 +77,15 @@ def install_speedups(lanes: Sequence[str]) -> dict:
     return speedups.state()
 
 
+def install_compat(lanes: Sequence[str]) -> dict:
+    """Install the compat shims of `lanes` now (the lanes would when they import their
+    stack; not switchable), so that what is recorded is what runs; returns
+    fuzz.speedups.compat_state()."""
+    for name in filter(None, map(speedups.COMPAT.get, lanes)):
+        importlib.import_module(name).SHIM.install()
+    return speedups.compat_state()
+
+
 def settle_long_lived_objects() -> int:
     """Collect garbage once, then move every object alive now into the garbage collector's
     permanent generation (`gc.freeze()`); returns how many there are.

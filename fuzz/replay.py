@@ -1,6 +1,6 @@
 """Replay case files: `python -m fuzz replay PATH... [options]`.
 
-Each case runs on every (lane, device) it allows, in this process, through the engine (so
+Each case runs on every (lane, device) it allows, in this process, through the case runner (so
 a divergence is confirmed by a second run, as everywhere), and is classified by
 fuzz.outcome: pass, divergence, expected, error or skip (see there). A case whose EXPECT
 names kinds of a lane that then passes is `pass` with a note (the upstream bug may be
@@ -29,15 +29,16 @@ import fixes
 from fuzz import speedups
 from fuzz.backends.registry import unknown_names
 from fuzz.case import CaseError, load_case
+from fuzz.case_runner import available_devices
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, expand_paths
 from fuzz.defaults import EXAMPLE_TIMEOUT_S
-from fuzz.engine import available_devices
 from fuzz.outcome import STATUSES, Outcome, run_lane, run_lane_isolated
 from fuzz.prepare import (
     PluginError,
     all_fixes_on,
     check_plugins,
     fixes_switch,
+    install_compat,
     install_speedups,
     prepare,
 )
@@ -140,8 +141,10 @@ def main(args) -> int:
     summary = ", ".join(f"{k} ({v})" for k, v in active.items()) or "none"
     print(f"fixes: {switch} -> {summary}", file=stream)
     devices = args.devices or available_devices()
+    compat_state = install_compat(args.lanes)
     speedups_state = install_speedups(args.lanes)
     print(f"speedups: {speedups.describe(speedups_state)}", file=stream)
+    print(f"compat shims: {speedups.describe_compat(compat_state)}", file=stream)
 
     def progress(o: Outcome) -> None:
         # Lanes a case excludes itself (LANES/DEVICES) are left out of the text (not the JSON).
@@ -175,6 +178,7 @@ def main(args) -> int:
                 "all_on": set(fixes.all_fixes()) <= set(active),
             },
             "speedups": speedups_state,
+            "compat": compat_state,  # fuzz.speedups.compat_state()
             "versions": fixes.package_versions(),
             "lanes": list(args.lanes),
             "devices": list(devices),

@@ -1,7 +1,7 @@
 """The speedups switch: our pure-overhead patches of Thunder and torch.export, on or off.
 
 The lanes run their stacks patched by two sets of speedups that change what the stacks
-cost, not what they compute (fuzz/backends/thunder_speedups.py: Thunder's interpreter;
+cost, not what they compute (fuzz/backends/thunder/speedups.py: Thunder's interpreter;
 fuzz/backends/exir/speedups.py: torch.export's decomposition bookkeeping). They are ours,
 not the stacks', so a bug they introduce would be a harness bug filed as an upstream one.
 Hence:
@@ -12,27 +12,35 @@ Hence:
   lanes install their speedups only while it is on (`enabled`), and `apply("off")`
   uninstalls any that are installed;
 * the record: `state()` (the switch, each installed speedup, each skipped one and why)
-  goes into the worker hello, report.json, replay's JSON and every case file;
+  goes into the worker hello, report.json, replay's JSON and every case file, and next
+  to it `compat_state()`: what the compat shims (fixes/compat_thunder_named_tensor.py,
+  not switchable: a lane's stack does not import without its shim) added;
 * the stock re-confirmation: a new finding of a night run with speedups on is re-run in
   a fresh process with them off before it is filed (fuzz/campaign/triage.py).
 
-Torch-free: the speedup modules are read only when a lane has imported them.
+Speedups and shims are `fixes._patching.PatchSet`s, the fixes' patching mechanism
+(gated on the upstream source they reproduce, undone exactly); this module reads them
+from its registry (`patch_sets`), so it is torch-free: a set is there only once a lane
+has imported its module.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
+
+from fixes._patching import patch_sets
 
 ENV_VAR = "FUZZ_SPEEDUPS"
 VALUES = ("on", "off")
 
-# The modules holding speedups; each has installed_names(), `skipped` and uninstall().
+# The modules holding each lane's speedups (a PatchSet named after the lane, kind
+# "speedup") and its compat shim (kind "compat"), imported by fuzz.prepare.
 MODULES = {
-    "thunder": "fuzz.backends.thunder_speedups",
+    "thunder": "fuzz.backends.thunder.speedups",
     "exir": "fuzz.backends.exir.speedups",
 }
+COMPAT = {"thunder": "fixes.compat_thunder_named_tensor"}
 
 
 class SpeedupsError(ValueError):
@@ -60,10 +68,8 @@ def apply(value: str | None = None) -> str:
     chosen = switch(value)
     os.environ[ENV_VAR] = chosen
     if chosen == "off":
-        for name in MODULES.values():
-            module = sys.modules.get(name)
-            if module is not None:
-                module.uninstall()
+        for patch_set in patch_sets("speedup"):
+            patch_set.uninstall()
     return chosen
 
 
@@ -71,13 +77,30 @@ def state() -> dict[str, Any]:
     """{"switch", "installed": ["thunder:dis", ...], "skipped": {"exir:override": why}}."""
     installed: list[str] = []
     skipped: dict[str, str] = {}
-    for lane, name in MODULES.items():
-        module = sys.modules.get(name)
-        if module is None:
-            continue
-        installed += [f"{lane}:{n}" for n in module.installed_names()]
-        skipped |= {f"{lane}:{n}": why for n, why in module.skipped.items()}
+    for patch_set in patch_sets("speedup"):
+        lane = patch_set.name
+        installed += [f"{lane}:{n}" for n in patch_set.installed_names()]
+        skipped |= {f"{lane}:{n}": why for n, why in patch_set.skipped.items()}
     return {"switch": switch(), "installed": sorted(installed), "skipped": skipped}
+
+
+def compat_state() -> dict[str, list[str]]:
+    """{"thunder-named-tensor": ["Tensor.align_as", ...]}: each compat shim installed in
+    this process and what it added (empty: installed, nothing was missing)."""
+    return {
+        s.name: [p.where for p in s.patches()] for s in patch_sets("compat") if s.is_installed()
+    }
+
+
+def describe_compat(record: dict[str, list[str]] | None) -> str:
+    """One line for reports and case files: "thunder-named-tensor (Tensor.align_as, ...)"."""
+    if record is None:
+        return "not recorded"
+    if not record:
+        return "none installed"
+    return "; ".join(
+        f"{n} ({', '.join(added) or 'nothing missing'})" for n, added in record.items()
+    )
 
 
 def describe(record: dict[str, Any] | None) -> str:

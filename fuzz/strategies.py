@@ -9,7 +9,7 @@ the lane, then a program from that lane's whole op set (`ops.for_lanes([lane])`:
 EXIR lane gets data-dependent ops, torch.cond and its custom ops, which Thunder cannot
 trace), and renders `LANES = (lane,)` so the case runs there only. Programs and call
 plans are drawn as genes (lists of small ints) and decoded, so Hypothesis shrinks them
-op by op and call by call. The engine never sees genes: it gets a `Case` built from the
+op by op and call by call. The case runner never sees genes: it gets a `Case` built from the
 rendered source.
 """
 

@@ -92,4 +92,4 @@ class CrashTestLane:
         return report
 
 
-registry._INSTANCES["thunder"] = CrashTestLane()  # test-only: swap the lane in this process
+registry.register_lane(CrashTestLane())  # test-only: the Thunder lane in this process

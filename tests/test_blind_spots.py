@@ -297,7 +297,7 @@ def test_the_thunder_lane_counts_the_calls_it_checked():
     """Two calls Thunder returns from (checked) and one that raises in eager and in
     Thunder alike (compared, but nothing ran: not counted for coverage)."""
     from fuzz.case import case_from_source
-    from fuzz.engine import run_case
+    from fuzz.case_runner import run_case
 
     src = """
 import torch

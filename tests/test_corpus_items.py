@@ -23,7 +23,7 @@ class SkippingLane:
         return LaneReport(self.name, device, skipped="unsupported: this lane skips everything")
 
 
-registry._INSTANCES["thunder"] = SkippingLane()
+registry.register_lane(SkippingLane())
 """
 
 CASE = '''"""{doc}"""

@@ -13,7 +13,7 @@ from torch.export import Dim
 
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
 from fuzz.case import case_from_source
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 
 OPS = {
     "positive": (lambda x: torch.ops.fuzz.positive(x), (torch.randn(3, 4),)),

@@ -8,8 +8,8 @@ import warnings
 import torch
 
 from fuzz.backends.exir.contract import contract_probes, outside_contract
+from fuzz.backends.exir.graph import dim_expr
 from fuzz.backends.exir.pipeline import build
-from fuzz.oracles.exir_graph import dim_expr
 
 warnings.filterwarnings("ignore")
 

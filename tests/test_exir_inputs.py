@@ -90,7 +90,7 @@ def test_lane_reference_reruns_only_calls_that_are_not_independent():
 
     a = torch.randn(4)
     calls = [
-        (torch.randn(4), torch.randn(4)),  # independent: the engine's record is reused
+        (torch.randn(4), torch.randn(4)),  # independent: the case runner's record is reused
         (a, a),  # one storage twice
         (torch.randn(4, 2).t()[0], torch.randn(4)),  # non-contiguous
     ]

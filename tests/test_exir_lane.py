@@ -14,7 +14,7 @@ from fuzz.backends.eager import run_eager
 from fuzz.backends.exir import ExirLane
 from fuzz.backends.exir.inputs import derive_dims
 from fuzz.case import case_from_source
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")

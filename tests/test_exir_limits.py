@@ -8,7 +8,7 @@ import torch
 
 from fuzz.backends.exir.inputs import canonical_copy
 from fuzz.case import case_from_source
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 
 NUMBER_RETYPED = """
 import torch

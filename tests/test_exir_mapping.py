@@ -11,8 +11,8 @@ import torch
 import fuzz.custom_ops  # noqa: F401
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import map_planned, mapping_counts, same_operator
+from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.pipeline import build
-from fuzz.oracles import exir_plan
 
 warnings.filterwarnings("ignore")
 

@@ -20,13 +20,16 @@ from fuzz.backends.eager import run_eager
 from fuzz.backends.exir import ExirLane
 from fuzz.backends.exir.checks import Calls
 from fuzz.backends.exir.contract import contract_probes, outside_contract
+from fuzz.backends.exir.graph import storage_root
 from fuzz.backends.exir.inputs import derive_dims, lane_reference
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import map_planned
+from fuzz.backends.exir.oracles import aliasing as exir_aliasing
+from fuzz.backends.exir.oracles import overlap as exir_overlap
+from fuzz.backends.exir.oracles import plan as exir_plan
+from fuzz.backends.exir.oracles import variance as exir_variance
 from fuzz.backends.exir.pipeline import build, mirror_to_executorch, to_executorch
 from fuzz.case import case_from_source
-from fuzz.oracles import exir_aliasing, exir_overlap, exir_plan, exir_variance
-from fuzz.oracles.exir_graph import storage_root
 from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")

@@ -142,7 +142,7 @@ def test_the_override_leaves_the_kernels_upstreams_leaves(restore_speedups):
     assert speedups.upstream_override_is_known(), speedups.skipped  # in effect here
     direct = exported_program._override_composite_implicit_decomp
     assert direct is speedups.override_composite_implicit_decomp_directly
-    upstream = speedups._originals["override"]
+    upstream = speedups.PATCHES.applied["override"][0].original
     table = exported_program._split_decomp_table_to_cia_and_python_decomp(
         torch.export.default_decompositions()
     )[0]

@@ -15,9 +15,9 @@ import torch
 
 import fuzz.custom_ops  # noqa: F401
 from fuzz.backends.exir import mirror
+from fuzz.backends.exir.graph import shape_envs
+from fuzz.backends.exir.oracles import variance as exir_variance
 from fuzz.backends.exir.pipeline import build, mirror_to_executorch, to_executorch
-from fuzz.oracles import exir_variance
-from fuzz.oracles.exir_graph import shape_envs
 from tests.test_exir_oracles import (
     DIMS,
     DoubleTraceSpecPropPass,

@@ -1,7 +1,7 @@
 """Every new input kind reaches both lanes, through the real lanes (not only drawn):
 number inputs (an int used as a size and a slice bound, a scalar that turns from int to
 float between calls), every input dtype, and empty dims. The programs are built from the
-catalogue and rendered like generated cases, then run by `fuzz.engine.run_case`."""
+catalogue and rendered like generated cases, then run by `fuzz.case_runner.run_case`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sympy
 
 from fuzz import ops
 from fuzz.calls import CallPlan
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 from fuzz.ops import dtypes
 from fuzz.ops.spec import NumberType, Picker, Symbols, TensorType
 from fuzz.program import Node, Program

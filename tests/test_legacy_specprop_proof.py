@@ -143,7 +143,7 @@ def test_fixes_on_same_exploration_has_no_plan_divergences():
 REPLAY = """
 import json
 from fuzz.case import load_case
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 result = run_case(load_case({path!r}), lanes=("exir",))
 print(json.dumps({{"kinds": sorted({{d.kind for d in result.divergences}}),
                   "divergences": [str(d)[:300] for d in result.divergences],
@@ -167,7 +167,7 @@ def test_corpus_case_is_clean_with_fixes_on():
 
 def _run(source: str):
     from fuzz.case import case_from_source
-    from fuzz.engine import run_case
+    from fuzz.case_runner import run_case
 
     return run_case(case_from_source(source, "legacy"), lanes=("exir",), confirm=False)
 
@@ -192,7 +192,7 @@ def test_inplace_result_is_rebound_by_the_runtime_not_the_plan():
     """executorch 1.0.1 plans an in-place op's result apart from the input it mutates
     (no `_alias_inplace_result_specs`); the runtime rebinds the result to that input, so
     the mutation comes back right and exir.aliasing stays silent (noted instead)."""
-    from fuzz.oracles import exir_aliasing
+    from fuzz.backends.exir.oracles import aliasing as exir_aliasing
 
     assert not exir_aliasing.planner_aliases_inplace_results()
     result = _run("""

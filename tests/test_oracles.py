@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import torch
 
+from fuzz.backends.thunder.oracles.cache import normalize_trace, unsound_hit
 from fuzz.observe import observe_call
 from fuzz.oracles.aliasing import compare_aliasing
 from fuzz.oracles.results import compare_results
-from fuzz.oracles.thunder_cache import normalize_trace, unsound_hit
 from fuzz.tensors import copy_args
 
 

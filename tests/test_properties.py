@@ -27,8 +27,8 @@ from hypothesis import given, settings
 
 import fixes
 from fuzz.backends.base import LaneReport
+from fuzz.case_runner import CaseResult, run_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
-from fuzz.engine import CaseResult, run_case
 from fuzz.strategies import cases
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")

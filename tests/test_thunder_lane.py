@@ -9,7 +9,7 @@ import torch
 from fuzz import ops
 from fuzz.calls import plan_sequence
 from fuzz.case import case_from_source, load_case
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 from fuzz.ops.spec import Picker, Symbols, TensorType
 from fuzz.program import Node, Program
 from fuzz.strategies import make_case
@@ -42,7 +42,7 @@ def calls():
 RUN_SEEDS = """
 import json
 from fuzz.case import case_from_source, load_case
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 out = {}
 for name, source in %r.items():
     result = run_case(case_from_source(source, name), lanes=("thunder",), devices=(%r,))
@@ -125,7 +125,7 @@ print(json.dumps({
 RUN_SOURCE = """
 import json
 from fuzz.case import case_from_source
-from fuzz.engine import run_case
+from fuzz.case_runner import run_case
 result = run_case(case_from_source(%r, "found"), lanes=("thunder",), devices=("cpu",))
 print(json.dumps({"divergences": [[d.kind, d.stage, d.data.get("control")]
                                    for d in result.divergences],
@@ -251,7 +251,7 @@ def calls():
 def test_fresh_traces_are_made_once_per_call_signature():
     """Calls 1 and 3 have the signature of call 0 (same shapes, strides, dtypes, number):
     the traces call 0's miss made are their fresh traces; call 2 is new and is traced."""
-    from fuzz.backends.thunder import call_signature
+    from fuzz.backends.thunder.lane import call_signature
 
     x = torch.randn(3, 4)
     assert call_signature((x, 2)) == call_signature((torch.randn(3, 4), 2))
@@ -289,8 +289,8 @@ def test_strides_do_not_change_a_fresh_trace(layout):
     """Why `call_signature` leaves strides and storage offsets out: a fresh jit of a call
     whose inputs differ only there builds the same traces (initial and execution), and
     the same prologue, on the installed Thunder."""
-    from fuzz.backends.thunder import ThunderLane, _thunder
-    from fuzz.oracles.thunder_cache import normalize_trace
+    from fuzz.backends.thunder.lane import ThunderLane, _thunder
+    from fuzz.backends.thunder.oracles.cache import normalize_trace
 
     case = case_from_source(STRIDED, "strided")
     lane, thunder = ThunderLane(), _thunder()

@@ -1,4 +1,4 @@
-"""fuzz/backends/thunder_speedups.py changes how fast Thunder traces, never what it traces."""
+"""fuzz/backends/thunder/speedups.py changes how fast Thunder traces, never what it traces."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from fuzz.backends import thunder_speedups as speedups
-from fuzz.backends.thunder import SYMBOLIC, ThunderLane, _thunder
+from fuzz.backends.thunder import speedups
+from fuzz.backends.thunder.lane import SYMBOLIC, ThunderLane, _thunder
 from fuzz.case import case_from_source
 from fuzz.observe import observe_call
 from fuzz.strategies import cases

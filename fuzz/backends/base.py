@@ -1,4 +1,4 @@
-"""The narrow door between the engine and a backend."""
+"""The narrow door between the case runner (fuzz/case_runner.py) and a backend."""
 
 from __future__ import annotations
 

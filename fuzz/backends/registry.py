@@ -1,8 +1,12 @@
 """Lane names -> lane classes, imported lazily (each lane pulls in a heavy stack).
 
 To add a lane: a class with `name`, `unavailable(device)` and `run(case, calls, reference,
-device) -> LaneReport` (the protocol in fuzz/backends/base.py), one line in `_LANES`, and
-its divergence kinds (`<lane>.<what>`) in fuzz/divergence.py.
+device) -> LaneReport` (the protocol in fuzz/backends/base.py), in a package of its own
+like fuzz/backends/exir/. A built-in lane is one line in `_LANES` (imported lazily) and
+its kinds (`<lane>.<what>`) in fuzz.divergence.KINDS, which the torch-free core reads
+before any lane is imported. A plugin (a test's stand-in lane, a lane of one's own) calls
+`register_lane(lane, kinds=...)`: its lane object replaces or adds one by that name in
+this process, and its kinds join the catalogue (fuzz.divergence.register_kinds).
 
 This module imports no torch, so command lines can check lane and device names first.
 """
@@ -10,8 +14,10 @@ This module imports no torch, so command lines can check lane and device names f
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from fuzz.divergence import register_kinds
 
 if TYPE_CHECKING:  # the protocol's module imports torch; names are checked without it
     from fuzz.backends.base import Lane
@@ -25,9 +31,23 @@ DEVICES = ("cpu", "cuda")
 _INSTANCES: dict[str, Lane] = {}
 
 
+def register_lane(lane: Lane, kinds: Mapping[str, str] | None = None) -> Lane:
+    """Use `lane` for lanes named `lane.name` in this process (a built-in lane's object is
+    replaced; a new name becomes a known lane), its `kinds` ({"<name>.<what>": meaning})
+    added to fuzz.divergence.KINDS first. Returns `lane`."""
+    if kinds:
+        register_kinds(lane.name, kinds)
+    _INSTANCES[lane.name] = lane
+    return lane
+
+
+def _known() -> list[str]:
+    return list(dict.fromkeys([*_LANES, *_INSTANCES]))
+
+
 def get_lane(name: str) -> Lane:
-    if name not in _LANES:
-        raise ValueError(f"unknown lane {name!r}; known lanes: {', '.join(_LANES)}")
+    if name not in _LANES and name not in _INSTANCES:
+        raise ValueError(f"unknown lane {name!r}; known lanes: {', '.join(_known())}")
     if name not in _INSTANCES:
         module, cls = _LANES[name]
         _INSTANCES[name] = getattr(importlib.import_module(module), cls)()
@@ -36,11 +56,11 @@ def get_lane(name: str) -> Lane:
 
 def unknown_names(lanes: Sequence[str], devices: Sequence[str]) -> str | None:
     """An error message naming unknown lanes or devices, or None when all are known."""
-    bad_lanes = [ln for ln in lanes if ln not in _LANES]
+    bad_lanes = [ln for ln in lanes if ln not in _known()]
     bad_devices = [d for d in devices if d not in DEVICES]
     if not bad_lanes and not bad_devices:
         return None
     return (
-        f"unknown lane(s) {bad_lanes} / device(s) {bad_devices}; lanes: {list(LANE_NAMES)}, "
+        f"unknown lane(s) {bad_lanes} / device(s) {bad_devices}; lanes: {_known()}, "
         f"devices: {', '.join(DEVICES)}"
     )

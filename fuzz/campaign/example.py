@@ -16,8 +16,8 @@ from typing import Any
 
 from fuzz.buckets import ProgramFacts, bucket_of, flips_of
 from fuzz.case import CaseError
+from fuzz.case_runner import run_case
 from fuzz.corpus import CorpusIndex
-from fuzz.engine import run_case
 from fuzz.errors import error_text
 from fuzz.reduce import reduce_program
 from fuzz.signature import signature

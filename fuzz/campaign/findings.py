@@ -21,6 +21,7 @@ from typing import Any
 from fuzz.divergence import KINDS, stage_kind
 from fuzz.signature import Signature
 from fuzz.speedups import describe as describe_speedups
+from fuzz.speedups import describe_compat
 
 SHRUNK_TEXT = {
     "yes, 1-minimal": "Hypothesis shrank it, then no single op or input could be removed "
@@ -160,6 +161,7 @@ def describe(
     signatures: Sequence[str],
     switch: str = "on",
     speedups: dict[str, Any] | None = None,
+    compat: dict[str, list[str]] | None = None,
     plugins: Sequence[str] = (),
     stock: str = "",
     isolate: bool = False,
@@ -193,6 +195,8 @@ def describe(
     lines += textwrap.wrap(f"Fixes active: {active}.", width)
     if speedups is not None:
         lines += textwrap.wrap(f"Speedups: {describe_speedups(speedups)}.", width)
+    if compat is not None:
+        lines += textwrap.wrap(f"Compat shims: {describe_compat(compat)}.", width)
     if plugins:
         lines += textwrap.wrap(f"Found under plugins: {', '.join(plugins)}.", width)
     if stock:

@@ -88,6 +88,7 @@ class Hello(Message):
     unavailable: dict[str, str]  # "lane/device" -> why
     harness: str
     speedups: dict = dataclasses.field(default_factory=dict)  # fuzz.speedups.state()
+    compat: dict = dataclasses.field(default_factory=dict)  # fuzz.speedups.compat_state()
 
 
 @dataclasses.dataclass(frozen=True)

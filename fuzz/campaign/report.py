@@ -274,6 +274,7 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
         "fixes": {"switch": s.fixes, "active": hello.fixes if hello else {}},
         # fuzz/speedups.py: what a worker installed, or only the switch without a worker
         "speedups": (hello.speedups if hello and hello.speedups else {"switch": s.speedups}),
+        "compat": hello.compat if hello else None,  # fuzz.speedups.compat_state()
         "plugins": list(s.plugins),
         "versions": hello.versions if hello else {},
         "harness": sup.harness,

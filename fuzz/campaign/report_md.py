@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fuzz.speedups import describe as describe_speedups
+from fuzz.speedups import describe_compat
 
 
 def _pct(n: float, d: float) -> str:
@@ -60,6 +61,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         + "`)",
         f"- fixes: `{fixes['switch']}` -> {active}",
         f"- speedups: {speedups_line(doc.get('speedups'))}",
+        f"- compat shims: {describe_compat(doc.get('compat'))}",
         f"- versions: {versions}",
         f"- new cases go to `{doc['cases_dir']}`; known findings come from "
         f"{', '.join(f'`{c}`' for c in doc['corpus'])}",

@@ -282,6 +282,7 @@ def renderer(sup: Supervisor) -> Callable[[Finding], str]:
             signatures=[x.digest for x in f.signatures],
             switch=s.fixes,
             speedups=(hello.speedups if hello and hello.speedups else {"switch": s.speedups}),
+            compat=hello.compat if hello else None,
             plugins=s.plugins,
             stock=f.stock,
             isolate=f.crash,

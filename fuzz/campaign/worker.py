@@ -62,6 +62,7 @@ from fuzz.campaign.rounds import BudgetExhausted, Diverged, ShrinkCutShort, exce
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.errors import error_text
 from fuzz.prepare import (
+    install_compat,
     install_speedups,
     lane_unavailable,
     prepare,
@@ -107,6 +108,7 @@ class Worker:
             for lane in self.cfg.lanes:
                 if why := lane_unavailable(lane, device):
                     self.unavailable[f"{lane}/{device}"] = why
+        compat = install_compat(self.cfg.lanes)
         speedups = install_speedups(self.cfg.lanes)
         settle_long_lived_objects()  # the stacks are imported: out of the GC's way
         self.send(
@@ -118,6 +120,7 @@ class Worker:
                 self.unavailable,
                 self.cfg.harness,
                 speedups,
+                compat,
             )
         )
 

@@ -2,7 +2,7 @@
 `CONTRACT`, inputs just outside what was exported must be rejected by the runtime
 (exir.unchecked-contract, as fuzz/backends/exir/contract.py probes it), and `BOUNDS`, a
 data-dependent output must be planned within the bound the program declares
-(exir.bound-loss, as fuzz/oracles/exir_plan.py checks it, for the outputs whose size is
+(exir.bound-loss, as fuzz/backends/exir/oracles/plan.py checks it, for the outputs whose size is
 an unbacked symbol and the op's they feed).
 """
 

@@ -2,8 +2,8 @@
 values")` fed the calls in order, each call compared with eager (exceptions, outputs,
 inputs after the call, which outputs share storage with which inputs) and, on a cache
 hit, the traces it ran compared with a fresh jit's traces of the same call. The steps
-are those of fuzz/backends/thunder.py and fuzz/oracles/ (results, aliasing,
-thunder_cache), on the stock Thunder.
+are those of fuzz/backends/thunder/lane.py and fuzz/oracles/ (results, aliasing,
+fuzz.backends.thunder.oracles.cache), on the stock Thunder.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def compare(i, expected, got):
     return problems
 '''
 
-# thunder.unsound-hit: the trace comparison of fuzz/oracles/thunder_cache.py
+# thunder.unsound-hit: the trace comparison of fuzz/backends/thunder/oracles/cache.py
 TRACES = '''
 
 # ---- comparing a cached trace with a fresh one -------------------------------------

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from fixes._patching import ABSENT, Patch, apply_all, current, restore_all
+from fixes._patching import (
+    ABSENT,
+    Part,
+    Patch,
+    PatchSet,
+    apply_all,
+    current,
+    patch_sets,
+    restore_all,
+    source_digest,
+    unpatched,
+)
 
 
 class _Base:
@@ -74,3 +85,98 @@ def test_wrap_refuses_a_missing_original():
     with pytest.raises(LookupError):
         Patch.wrap({}, "k", lambda v: v, item=True)
     assert current(C, "inherited") is ABSENT
+
+
+def _upstream_add(x):
+    return x + 1
+
+
+def _upstream_mul(x):
+    return x * 2
+
+
+def _upstream_module():
+    """A namespace with two upstream functions and a marker, as a speedup patches one."""
+    import types
+
+    return types.SimpleNamespace(add=_upstream_add, mul=_upstream_mul, marker="m")
+
+
+def _set_with(ns, gate, name="test-set"):
+    return PatchSet(
+        name,
+        "test",
+        [
+            Part(
+                "add",
+                lambda: [Patch.wrap(ns, "add", lambda f: lambda x: f(x) + 100)],
+                upstream=lambda: (unpatched(ns, "add"),),
+            ),
+            Part(
+                "flag",
+                lambda: [Patch.set(ns, "flag", True)],
+                ungated="adds a name the namespace lacks",
+            ),
+        ],
+        gate,
+    )
+
+
+def test_a_patch_set_installs_over_the_known_source_and_undoes_exactly():
+    ns = _upstream_module()
+    before = dict(vars(ns))
+    gate = {"add": source_digest(_upstream_add)}
+    patches = _set_with(ns, gate)
+    assert patches in patch_sets("test")
+    for _ in range(2):
+        patches.install()
+        patches.install()  # idempotent: not applied twice
+        assert ns.add(1) == 102 and ns.flag is True
+        assert patches.installed_names() == ["add", "flag"] and not patches.skipped
+        assert unpatched(ns, "add") is _upstream_add  # what the gate fingerprints
+        assert patches.digests() == gate
+        patches.uninstall()
+        assert vars(ns).keys() == before.keys()
+        assert all(vars(ns)[k] is v for k, v in before.items())
+        assert not patches.is_installed()
+
+
+def test_a_changed_upstream_source_keeps_upstreams_and_says_why():
+    ns = _upstream_module()
+    patches = _set_with(ns, {"add": "0" * 16})
+    patches.install()
+    assert ns.add is _upstream_add and ns.flag is True
+    assert patches.installed_names() == ["flag"]
+    assert patches.skipped["add"].startswith("upstream source differs")
+    patches.uninstall()
+    assert not patches.skipped and not hasattr(ns, "flag")
+
+
+def test_a_part_must_gate_every_function_it_replaces():
+    ns = _upstream_module()
+    outside = PatchSet(
+        "test-outside",
+        "test",
+        [
+            Part(
+                "both",
+                lambda: [Patch.wrap(ns, "add", lambda f: f), Patch.wrap(ns, "mul", lambda f: f)],
+                upstream=lambda: (unpatched(ns, "add"),),
+            )
+        ],
+        {"both": source_digest(_upstream_add)},
+    )
+    with pytest.raises(ValueError, match="mul"):
+        outside.install()
+    ungated = PatchSet(
+        "test-ungated",
+        "test",
+        [Part("mul", lambda: [Patch.wrap(ns, "mul", lambda f: f)], ungated="says it is safe")],
+    )
+    with pytest.raises(ValueError, match="mul"):
+        ungated.install()
+    assert ns.add is _upstream_add and ns.mul is _upstream_mul  # nothing left applied
+    with pytest.raises(ValueError, match="either"):
+        Part("neither", lambda: [])
+    with pytest.raises(ValueError, match="no gate"):
+        PatchSet("test-nogate", "test", [Part("p", lambda: [], upstream=lambda: ())])

@@ -340,7 +340,7 @@ def _jit(fn, executors=None):
 
 def _lane_executors() -> list:
     """The Thunder lane's executors, with the harness's custom ops registered in Thunder."""
-    from fuzz.backends.thunder import _executors, _thunder
+    from fuzz.backends.thunder.lane import _executors, _thunder
 
     return _executors(_thunder())
 

@@ -15,7 +15,7 @@ installed wheel (`--pyargs thunder.tests.test_jit_general -k cache_symbolic_valu
   the `pytest_benchmark_group_stats` hook spec the conftest implements) and say so in the
   header; none of the symbolic-values tests benchmarks anything. Install
   pytest-benchmark to run with the real one.
-* With THUNDER_PEER_SPEEDUPS=on it also installs fuzz/backends/thunder_speedups.py (the
+* With THUNDER_PEER_SPEEDUPS=on it also installs fuzz/backends/thunder/speedups.py (the
   lane's pure-overhead removals in Thunder's interpreter), so Thunder's own interpreter
   tests can be compared with and without them; the header says which.
 * Upstream tests whose hit/miss counts encode the pre-fix behaviour are marked
@@ -107,7 +107,7 @@ def pytest_configure(config):
 
     ensure()
     if os.environ.get("THUNDER_PEER_SPEEDUPS", "off") == "on":
-        from fuzz.backends import thunder_speedups
+        from fuzz.backends.thunder import speedups as thunder_speedups
 
         thunder_speedups.install()
     _state["thunder-speedups"] = "installed" if _speedups_installed() else "off"
@@ -121,7 +121,7 @@ def pytest_configure(config):
 
 
 def _speedups_installed() -> bool:
-    module = sys.modules.get("fuzz.backends.thunder_speedups")
+    module = sys.modules.get("fuzz.backends.thunder.speedups")
     return module is not None and module.installed()
 
 

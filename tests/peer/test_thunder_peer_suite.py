@@ -9,7 +9,7 @@ with the fix off checks that the upstream tests pass on stock Thunder here, so a
 with the fix is the fix's.
 
 Thunder's interpreter tests (`thunder/tests/test_interpreter.py`, every test) run twice,
-with and without fuzz/backends/thunder_speedups.py: every test must end the same way.
+with and without fuzz/backends/thunder/speedups.py: every test must end the same way.
 
 Thunder's tests/conftest.py imports pytest_benchmark: the plugin stands in for it when
 the pytest-benchmark package is absent (see the plugin's docstring).

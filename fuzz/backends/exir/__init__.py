@@ -3,7 +3,7 @@
 Read in this order:
 
   lane.py      ExirLane: build once, then the named checks in order (start here)
-  checks.py    each check: gather facts, ask a judgement in fuzz/oracles/exir_*.py
+  checks.py    each check: gather facts, ask a judgement in oracles/
   inputs.py    what the program is exported for, fed and compared with
   pipeline.py  export, to_edge, to_executorch with the spec probe
   mirror.py    to_executorch's passes re-run with an extra SpecPropPass (variance), and
@@ -15,9 +15,9 @@ Read in this order:
   speedups.py  torch.export's registry bookkeeping without its redundant passes (same
                graphs, a third less to_edge time)
 
-The judgements are pure functions in fuzz/oracles/ (exir_plan, exir_overlap,
-exir_variance, exir_aliasing, and results.compare_results shared with Thunder); facts
-about ExecuTorch graphs that both sides read are in fuzz/oracles/exir_graph.py.
+The judgements are pure functions in oracles/ (plan, overlap, variance, aliasing; and
+fuzz.oracles.results.compare_results, shared with Thunder); facts about ExecuTorch graphs
+that both the lane and its judgements read are in graph.py (not an oracle).
 """
 
 from fuzz.backends.exir.lane import ExirLane

@@ -3,7 +3,7 @@
 `LaneRun` holds one build and the calls, and one method per named check (the lane runs
 them in order, fuzz/backends/exir/lane.py). A check gathers facts from the pipeline,
 the ATen or edge interpreter and the runtime, passes them to the judgements in
-fuzz/oracles/ (pure functions returning `Divergence` records), and files what they
+fuzz/backends/exir/oracles/ (pure functions returning `Divergence` records), and files what they
 return in the report. Facts one check leaves for a later one (the mapped planned
 tensors, the checks' own pipelines, the loaded program) are attributes of the run.
 
@@ -29,15 +29,18 @@ import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.mirror as mirror
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.graph import PlannedTensor
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import map_planned, mapping_counts
+from fuzz.backends.exir.oracles import aliasing as exir_aliasing
+from fuzz.backends.exir.oracles import overlap as exir_overlap
+from fuzz.backends.exir.oracles import plan as exir_plan
+from fuzz.backends.exir.oracles import variance as exir_variance
 from fuzz.backends.exir.origin import locate
 from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord
-from fuzz.oracles import exir_aliasing, exir_overlap, exir_plan, exir_variance
-from fuzz.oracles.exir_graph import PlannedTensor
 from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
 
@@ -66,9 +69,9 @@ class Settings:
 class Calls:
     """The calls of one case, as the lane uses them."""
 
-    host: list[tuple]  # CPU copies of the engine's calls, layout and aliasing as given
+    host: list[tuple]  # CPU copies of the case runner's calls, layout and aliasing as given
     fed: list[tuple]  # independent contiguous copies: exported for, interpreted, run
-    reference: list[CallRecord]  # the engine's eager reference, on the calls as given
+    reference: list[CallRecord]  # the case runner's eager reference, on the calls as given
     eager: list[CallRecord]  # eager on `fed`: what the program and the runtime must match
 
 

@@ -29,8 +29,8 @@ import torch
 import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind, OutputKind
 
+from fuzz.backends.exir.graph import dim_expr, unbounded
 from fuzz.observe import CallRecord
-from fuzz.oracles.exir_graph import dim_expr, unbounded
 from fuzz.oracles.results import value_mismatch
 
 

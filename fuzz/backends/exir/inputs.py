@@ -121,7 +121,7 @@ def lane_reference(
     program: Callable[..., Any], calls: Sequence[tuple], reference: Sequence[CallRecord]
 ) -> tuple[list[tuple], list[CallRecord], int]:
     """(the calls as fed, eager on them, how many calls eager ran again). `calls` are the
-    lane's host copies; `reference` is the engine's eager reference on them."""
+    lane's host copies; `reference` is the case runner's eager reference on them."""
     fed = [independent(args) for args in calls]
     out, rerun = [], 0
     for args, copies, ref in zip(calls, fed, reference):

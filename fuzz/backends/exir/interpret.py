@@ -23,7 +23,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind
 
-from fuzz.oracles.exir_graph import GraphPath
+from fuzz.backends.exir.graph import GraphPath
 
 
 def program_inputs(ep: torch.export.ExportedProgram, args: tuple) -> list[Any]:

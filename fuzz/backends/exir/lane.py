@@ -25,9 +25,9 @@ out-variant pass do not support (counters["unsupported-skip"]).
 
 Inputs (fuzz/backends/exir/inputs.py): the program is exported for, interpreted on and
 run with independent contiguous copies of each call's tensors, and judged against eager
-on those same copies (the engine's reference is reused where a call already is such a
+on those same copies (the case runner's reference is reused where a call already is such a
 copy; counters["reference-rerun"] counts the others). Which calls are inside the
-exported contract is judged on the calls as given, with the engine's reference: a call
+exported contract is judged on the calls as given, with the case runner's reference: a call
 whose overlapping inputs a mutating program writes through has no counterpart in the
 exported program (fuzz/backends/exir/contract.py: `aliased_mutation`). The alias
 boundary (E1-E4) compares the plan with eager storage sharing on the copies: the
@@ -48,7 +48,7 @@ Version differences (the legacy lane runs executorch 1.0.1 on torch 2.9.1) are
 feature-detected, not version-compared: the ShapeEnv's version counters and the
 signature of `edge_to_executorch_passes` (mirror.py), the inputs the method declares
 (runtime.py), and whether the planner aliases in-place results
-(fuzz/oracles/exir_aliasing.py: `planner_aliases_inplace_results`).
+(fuzz/backends/exir/oracles/aliasing.py: `planner_aliases_inplace_results`).
 
 Timings (report.timings): the backend's own time is export, to_edge, to_executorch (the
 build) and runtime (loading the .pte, running the calls and the contract probes on it);
@@ -57,7 +57,7 @@ check:<name> per named check and check:<name>/<part> for the parts worth watchin
 extra pipelines, the interpreters), and lane-inputs (the copies of the calls and the
 eager re-runs on them). benchmarks/bench_lane.py prints them.
 
-Planning and the runtime stay on the host; on CUDA only the engine's reference ran on
+Planning and the runtime stay on the host; on CUDA only the case runner's reference ran on
 the GPU (a call the lane runs again on its copies runs on the host).
 """
 

@@ -59,7 +59,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
-from fuzz.oracles.exir_graph import (
+from fuzz.backends.exir.graph import (
     GraphPath,
     PlannedTensor,
     SpecRecord,

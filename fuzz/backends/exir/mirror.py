@@ -56,7 +56,7 @@ from executorch.exir import ExecutorchBackendConfig
 from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy, naive
 from executorch.exir.passes import MemoryPlanningPass
 
-from fuzz.oracles.exir_graph import graph_levels, is_memory_view, shape_envs
+from fuzz.backends.exir.graph import graph_levels, is_memory_view, shape_envs
 
 POINTS = ("repeat", "after-asserts", "before-planning")
 

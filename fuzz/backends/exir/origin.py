@@ -29,11 +29,11 @@ import torch
 import torch.utils._pytree as pytree
 
 from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.graph import graph_levels
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import provenance_root
 from fuzz.errors import error_text
 from fuzz.facts import target_name
-from fuzz.oracles.exir_graph import graph_levels
 from fuzz.oracles.results import TOLERANCES
 from fuzz.tensors import copy_args
 

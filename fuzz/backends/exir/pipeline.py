@@ -43,6 +43,7 @@ from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
 from fuzz import speedups
+from fuzz.backends.exir.graph import SpecRecord, graph_levels
 from fuzz.backends.exir.inputs import independent
 from fuzz.backends.exir.mapping import snapshot_specs
 
@@ -52,10 +53,9 @@ from fuzz.backends.exir.mirror import (  # noqa: F401
     memory_planning_pass,
     mirror_to_executorch,
 )
+from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.speedups import install as install_speedups
 from fuzz.errors import error_text
-from fuzz.oracles import exir_plan
-from fuzz.oracles.exir_graph import SpecRecord, graph_levels
 
 
 class ExportRefused(Exception):

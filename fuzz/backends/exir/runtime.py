@@ -27,10 +27,10 @@ import torch.utils._pytree as pytree
 from executorch.runtime import Runtime
 from torch.export.graph_signature import InputKind, OutputKind
 
+from fuzz.backends.exir.graph import graph_levels, op_schema
 from fuzz.backends.exir.inputs import canonical_copy
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord, cpu_copy
-from fuzz.oracles.exir_graph import graph_levels, op_schema
 
 _REGISTERED: frozenset[str] | None = None
 

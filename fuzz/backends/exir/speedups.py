@@ -24,14 +24,15 @@ that does not depend on the program (figures: README "Figures", bench_lane):
   stores written directly: the same kernels under the same keys in the same order, the
   same fake-tensor rules, the same restoration.
 
-The collection and the override replace upstream only when the sources they reproduce or
-rely on are ones they were checked against (`UPSTREAM_SOURCES`: the override with
+The speedups are one `fixes._patching.PatchSet` (`PATCHES`, the mechanism of the fixes
+and the compat shim too): each replaces upstream only when the sources it reproduces or
+relies on are ones it was checked against (`UPSTREAM_SOURCES`: the override with
 `py_impl`, whose stores it writes out; the collection with `_materialize_cpp_cia_ops`,
-whose idempotence it relies on; torch 2.13.0 and 2.9.1); any other torch keeps upstream's
-(`skipped` says why). `py_impl_with_lazy_annotations` compiles upstream's own source, so it
-needs no gate. The switch that turns them all off: fuzz/speedups.py.
+whose idempotence it relies on; `py_impl_with_lazy_annotations` with the `py_impl` whose
+source it recompiles; torch 2.13.0 and 2.9.1); any other torch keeps upstream's
+(`skipped` says why). The switch that turns them all off: fuzz/speedups.py.
 
-`install()` is idempotent and undone by `uninstall()`; tests/test_exir_speedups.py checks
+`install()` is idempotent and undone exactly by `uninstall()`; tests/test_exir_speedups.py checks
 that `to_edge` builds the same graphs with and without them, that the collection equals
 upstream's (a newly registered op included), and that the override leaves every op with
 the kernels and fake rules upstream's leaves, inside the context and after it.
@@ -52,13 +53,10 @@ import torch._ops
 import torch.export.decomp_utils as decomp_utils
 import torch.export.exported_program as exported_program
 
-from fuzz.backends.upstream_source import source_digest
+from fixes._patching import Part, Patch, PatchSet, source_digest, unpatched
 
 # Modules that imported `_collect_all_valid_cia_ops` by name (each is patched).
 _COLLECT_USERS = (export_utils, exported_program, decomp_utils)
-
-_originals: dict[str, Callable] = {}
-skipped: dict[str, str] = {}  # a speedup not installed -> why
 
 # The upstream sources each speedup reproduces or relies on -> their source_digest on the
 # torch versions it was checked on (2.13.0, 2.9.1). Another source keeps upstream's.
@@ -68,19 +66,31 @@ UPSTREAM_SOURCES: dict[str, frozenset[str]] = {
     "override": frozenset({"de8cc4066c32f2b6", "8a7b915f9ef8fd3a"}),
     # _collect_all_valid_cia_ops + _materialize_cpp_cia_ops (idempotent: run once)
     "collect": frozenset({"2da289f45d3f3413", "1a20d75486fd8e92"}),
+    # OperatorBase.py_impl (recompiled from its own source with postponed annotations)
+    "py_impl": frozenset({"8173bd205b783783", "24474a72281072d0"}),
 }
+
+
+def _upstream_override() -> tuple[Callable, ...]:
+    override = unpatched(exported_program, "_override_composite_implicit_decomp")
+    return override, unpatched(torch._ops.OperatorBase, "py_impl")
+
+
+def _upstream_collect() -> tuple[Callable, ...]:
+    collect = unpatched(export_utils, "_collect_all_valid_cia_ops")
+    return collect, export_utils._materialize_cpp_cia_ops
+
+
+def _upstream_py_impl() -> tuple[Callable, ...]:
+    return (unpatched(torch._ops.OperatorBase, "py_impl"),)
 
 
 def upstream_hashes() -> dict[str, str]:
     """The installed torch's digests, keyed as UPSTREAM_SOURCES (originals when installed)."""
-    override = _originals.get("override", exported_program._override_composite_implicit_decomp)
-    py_impl = getattr(torch._ops.OperatorBase.py_impl, "__wrapped__", None) or (
-        torch._ops.OperatorBase.py_impl
-    )
-    collect = _originals.get("collect", export_utils._collect_all_valid_cia_ops)
     return {
-        "override": source_digest(override, py_impl),
-        "collect": source_digest(collect, export_utils._materialize_cpp_cia_ops),
+        "override": source_digest(*_upstream_override()),
+        "collect": source_digest(*_upstream_collect()),
+        "py_impl": source_digest(*_upstream_py_impl()),
     }
 
 
@@ -176,52 +186,37 @@ def upstream_override_is_known() -> bool:
     return upstream_hashes()["override"] in UPSTREAM_SOURCES["override"]
 
 
-def installed() -> bool:
-    return bool(_originals)
+def _collect_table() -> list[Patch]:
+    faster = collect_materializing_once(export_utils._collect_all_valid_cia_ops)
+    return [Patch.set(m, "_collect_all_valid_cia_ops", faster) for m in _COLLECT_USERS]
 
 
-def installed_names() -> list[str]:
-    """The speedups installed now (fuzz.speedups.state records them)."""
-    return sorted(_originals)
-
-
-def install() -> None:
-    if _originals:
-        return
-    hashes = upstream_hashes()
-    if hashes["collect"] in UPSTREAM_SOURCES["collect"]:
-        collect = export_utils._collect_all_valid_cia_ops
-        _originals["collect"] = collect
-        faster = collect_materializing_once(collect)
-        for module in _COLLECT_USERS:
-            module._collect_all_valid_cia_ops = faster
-    else:
-        skipped["collect"] = f"upstream source differs ({hashes['collect']})"
-    # Recompiles upstream's own source (postponed annotations): no gate needed.
-    _originals["py_impl"] = torch._ops.OperatorBase.py_impl
-    torch._ops.OperatorBase.py_impl = py_impl_with_lazy_annotations(_originals["py_impl"])
-    if hashes["override"] in UPSTREAM_SOURCES["override"]:
-        _originals["override"] = exported_program._override_composite_implicit_decomp
-        exported_program._override_composite_implicit_decomp = (
-            override_composite_implicit_decomp_directly
-        )
-    else:
-        skipped["override"] = (
-            "torch.export's _override_composite_implicit_decomp or OperatorBase.py_impl is "
-            f"not a version override_composite_implicit_decomp_directly reproduces "
-            f"({hashes['override']})"
-        )
-
-
-def uninstall() -> None:
-    if not _originals and not skipped:
-        return
-    if "collect" in _originals:
-        for module in _COLLECT_USERS:
-            module._collect_all_valid_cia_ops = _originals["collect"]
-    if "py_impl" in _originals:
-        torch._ops.OperatorBase.py_impl = _originals["py_impl"]
-    if "override" in _originals:
-        exported_program._override_composite_implicit_decomp = _originals["override"]
-    _originals.clear()
-    skipped.clear()
+PATCHES = PatchSet(
+    "exir",
+    "speedup",
+    [
+        Part("collect", _collect_table, upstream=_upstream_collect),
+        Part(
+            "py_impl",
+            lambda: [Patch.wrap(torch._ops.OperatorBase, "py_impl", py_impl_with_lazy_annotations)],
+            upstream=_upstream_py_impl,
+        ),
+        Part(
+            "override",
+            lambda: [
+                Patch.set(
+                    exported_program,
+                    "_override_composite_implicit_decomp",
+                    override_composite_implicit_decomp_directly,
+                )
+            ],
+            upstream=_upstream_override,
+        ),
+    ],
+    UPSTREAM_SOURCES,
+)
+skipped = PATCHES.skipped  # a speedup not installed -> why
+install = PATCHES.install
+uninstall = PATCHES.uninstall
+installed = PATCHES.is_installed
+installed_names = PATCHES.installed_names  # fuzz.speedups.state records them

@@ -4,8 +4,8 @@ All functions here are pure: they read facts the lane gathered (spec snapshots, 
 tensors mapped to their reference nodes, the exported ATen program, values recorded on
 a call) and return `Divergence` records; the lane decides when to call them. Kinds
 emitted: exir.spec-meta, exir.bound-loss, exir.under-allocation. The overlap and
-pipeline-variance judgements of the same plan are in exir_overlap.py and
-exir_variance.py.
+pipeline-variance judgements of the same plan are in overlap.py and
+variance.py.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import torch
 from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
-from fuzz.divergence import Divergence
-from fuzz.oracles.exir_graph import (
+from fuzz.backends.exir.graph import (
     PlannedTensor,
     SpecRecord,
     actual_value,
@@ -29,6 +28,7 @@ from fuzz.oracles.exir_graph import (
     shape_envs,
     unbounded,
 )
+from fuzz.divergence import Divergence
 
 MAX_PER_KIND = 8  # divergences of one kind per check; the rest are counted in data
 

@@ -13,8 +13,8 @@ from collections import Counter
 
 import torch
 
+from fuzz.backends.exir.graph import graph_levels, is_alloc, tensor_specs
 from fuzz.divergence import Divergence
-from fuzz.oracles.exir_graph import graph_levels, is_alloc, tensor_specs
 
 _NAME_SUFFIX = re.compile(r"^(.*)_(\d+)$")
 

@@ -29,12 +29,15 @@ went to three things that do not depend on the program (figures: README "Figures
   (weakly held; a meta that cannot be weakly held is computed as before). Thunder never
   changes a meta function's signature after it defines the symbol.
 
-The global-lookup and signature speedups replace upstream functions, so each is installed
-only over the upstream source it reproduces (`UPSTREAM_SOURCES`, sha256 of the sources,
-lightning-thunder 0.2.6 on both lanes); another Thunder keeps upstream's (`skipped` says
-why). The disassembly one only remembers what `dis` returns and needs no such check.
+The speedups are one `fixes._patching.PatchSet` (`PATCHES`, the mechanism of the fixes
+and the compat shim too). The global-lookup and signature speedups replace upstream
+functions, so each is installed only over the upstream source it reproduces
+(`UPSTREAM_SOURCES`, sha256 of the sources, lightning-thunder 0.2.6 on both lanes);
+another Thunder keeps upstream's (`skipped` says why). The disassembly one replaces the
+interpreter's reference to the `dis` module, no function, and only remembers what `dis`
+returns: it is the one ungated part.
 
-`install()` is idempotent and undone by `uninstall()`; tests/test_thunder_speedups.py
+`install()` is idempotent and undone exactly by `uninstall()`; tests/test_thunder_speedups.py
 checks that cache hits, misses, prologues, computation traces and execution traces are
 identical with and without them on generated programs, and that a global lookup returns
 the very wrapper upstream's path returns.
@@ -49,16 +52,13 @@ import types
 import weakref
 from collections.abc import Callable
 
+from fixes._patching import Part, Patch, PatchSet, source_digest, unpatched
 from fixes.compat_thunder_named_tensor import import_thunder
-from fuzz.backends.upstream_source import source_digest
 
 import_thunder()  # the named-tensor shim first: Thunder 0.2.6 does not import without it
 
 import thunder.core.interpreter as interpreter  # noqa: E402
 import thunder.core.symbol as symbol  # noqa: E402
-
-_originals: dict[str, object] = {}
-skipped: dict[str, str] = {}  # a speedup not installed -> why
 
 # The upstream functions a speedup reproduces -> source_digest of their sources.
 UPSTREAM_SOURCES = {
@@ -67,13 +67,20 @@ UPSTREAM_SOURCES = {
 }
 
 
+def _upstream_globals_lookup() -> tuple[Callable, ...]:
+    lookup = unpatched(interpreter, "globals_lookup")
+    return lookup, interpreter.MutMappingWrapperMethods.__getitem__
+
+
+def _upstream_normalize() -> tuple[Callable, ...]:
+    return (unpatched(symbol.Symbol, "normalize"),)
+
+
 def upstream_hashes() -> dict[str, str]:
     """The hashes of the installed Thunder's sources, keyed as `UPSTREAM_SOURCES`."""
-    lookup = _originals.get("globals_lookup", interpreter.globals_lookup)
-    normalize = _originals.get("normalize", symbol.Symbol.normalize)
     return {
-        "globals_lookup": source_digest(lookup, interpreter.MutMappingWrapperMethods.__getitem__),
-        "normalize": source_digest(normalize),
+        "globals_lookup": source_digest(*_upstream_globals_lookup()),
+        "normalize": source_digest(*_upstream_normalize()),
     }
 
 
@@ -146,38 +153,32 @@ def normalize_with_remembered_signature(self, *args, **kwargs):
     return bound.args, bound.kwargs
 
 
-def installed() -> bool:
-    return bool(_originals)
-
-
-def installed_names() -> list[str]:
-    """The speedups installed now (fuzz.speedups.state records them)."""
-    return sorted(_originals)
-
-
-def install() -> None:
-    if _originals:
-        return
-    hashes = upstream_hashes()
-    _originals["dis"] = interpreter.dis
-    interpreter.dis = DisRememberingInstructions()
-    for name, expected in UPSTREAM_SOURCES.items():
-        if hashes[name] != expected:
-            skipped[name] = f"upstream source differs ({hashes[name]}, written against {expected})"
-        elif name == "globals_lookup":
-            _originals[name] = interpreter.globals_lookup
-            interpreter.globals_lookup = globals_lookup_calling_the_lookaside(_originals[name])
-        else:
-            _originals[name] = symbol.Symbol.normalize
-            symbol.Symbol.normalize = normalize_with_remembered_signature
-
-
-def uninstall() -> None:
-    if not _originals:
-        return
-    interpreter.dis = _originals.pop("dis")
-    if "globals_lookup" in _originals:
-        interpreter.globals_lookup = _originals.pop("globals_lookup")
-    if "normalize" in _originals:
-        symbol.Symbol.normalize = _originals.pop("normalize")
-    skipped.clear()
+PATCHES = PatchSet(
+    "thunder",
+    "speedup",
+    [
+        Part(
+            "dis",
+            lambda: [Patch.set(interpreter, "dis", DisRememberingInstructions())],
+            ungated="swaps the interpreter's `dis` module for one remembering its answers",
+        ),
+        Part(
+            "globals_lookup",
+            lambda: [
+                Patch.wrap(interpreter, "globals_lookup", globals_lookup_calling_the_lookaside)
+            ],
+            upstream=_upstream_globals_lookup,
+        ),
+        Part(
+            "normalize",
+            lambda: [Patch.set(symbol.Symbol, "normalize", normalize_with_remembered_signature)],
+            upstream=_upstream_normalize,
+        ),
+    ],
+    UPSTREAM_SOURCES,
+)
+skipped = PATCHES.skipped  # a speedup not installed -> why
+install = PATCHES.install
+uninstall = PATCHES.uninstall
+installed = PATCHES.is_installed
+installed_names = PATCHES.installed_names  # fuzz.speedups.state records them

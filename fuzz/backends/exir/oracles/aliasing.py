@@ -4,7 +4,7 @@ ExecuTorch expresses aliasing only through the memory plan: two tensors alias wh
 hold the same TensorSpec object, or one's storage is the other's (a `memory.view`'s
 `_ViewSpec` reads its base's placement; `storage_base` chains for in-place/shared
 allocations). An *alias class* below is the set of nodes whose specs have the same
-storage root (`exir_graph.storage_root`).
+storage root (`fuzz.backends.exir.graph.storage_root`).
 
 What functionalization implies, and so what this oracle accepts or reports:
 
@@ -62,9 +62,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind, OutputKind
 
-from fuzz.divergence import Divergence
-from fuzz.observe import CallRecord
-from fuzz.oracles.exir_graph import (
+from fuzz.backends.exir.graph import (
     graph_levels,
     is_alloc,
     is_memory_view,
@@ -72,7 +70,9 @@ from fuzz.oracles.exir_graph import (
     storage_root,
     tensor_specs,
 )
-from fuzz.oracles.exir_plan import MAX_PER_KIND
+from fuzz.backends.exir.oracles.plan import MAX_PER_KIND
+from fuzz.divergence import Divergence
+from fuzz.observe import CallRecord
 from fuzz.oracles.results import value_mismatch
 
 

@@ -14,10 +14,10 @@ from typing import Any
 import torch
 from executorch.exir.memory_planning import Verifier
 
+from fuzz.backends.exir.graph import graph_levels, is_control_flow, storage_root, tensor_specs
+from fuzz.backends.exir.oracles.plan import MAX_PER_KIND
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
-from fuzz.oracles.exir_graph import graph_levels, is_control_flow, storage_root, tensor_specs
-from fuzz.oracles.exir_plan import MAX_PER_KIND
 
 
 def _planned_specs(level: torch.fx.GraphModule) -> list[tuple[str, Any]]:

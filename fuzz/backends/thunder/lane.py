@@ -14,7 +14,7 @@ inputs (type and value). The traces a miss made
 are fresh traces of its signature already, so a hit whose signature equals an earlier
 miss's is checked without jitting anything (`counters["fresh-trace-reused"]`).
 
-The default-cache control is the lane's `annotate` step, which the engine runs only for
+The default-cache control is the lane's `annotate` step, which the case runner runs only for
 divergences the corpus does not know, after confirming them: the same sequence under the
 default cache, and each divergence says whether the control diverged too ("diverges too":
 not a cache bug; "agrees with eager": cache-specific).
@@ -41,11 +41,15 @@ import fuzz.custom_ops
 from fixes.compat_thunder_named_tensor import import_thunder
 from fuzz import speedups
 from fuzz.backends.base import LaneReport
+from fuzz.backends.thunder.oracles.cache import (
+    matches_any,
+    unsound_hit,
+    unsound_hit_without_fresh_trace,
+)
 from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
 from fuzz.oracles.aliasing import compare_aliasing
 from fuzz.oracles.results import compare_results
-from fuzz.oracles.thunder_cache import matches_any, unsound_hit, unsound_hit_without_fresh_trace
 from fuzz.tensors import copy_args
 
 # Errors that mean "Thunder 0.2.6 does not support this program" (not a bug we hunt).
@@ -68,7 +72,7 @@ def _thunder():
         if not _registered:
             # Imported here, after import_thunder(), for the reason given below. Installed
             # once, so that a test or benchmark can uninstall them.
-            from fuzz.backends.thunder_speedups import install as install_speedups
+            from fuzz.backends.thunder.speedups import install as install_speedups
 
             if speedups.enabled():  # $FUZZ_SPEEDUPS / --speedups (fuzz/speedups.py)
                 install_speedups()  # pure overhead of Thunder's interpreter, same traces

@@ -3,7 +3,7 @@
 Pure readers of a graph module, its TensorSpecs and its symbolic sizes, and the two
 records the lane hands to the judgements (`SpecRecord`, `PlannedTensor`). Nothing here
 runs a pipeline or a program; it sits below both the lane (fuzz/backends/exir/) and the
-oracles (fuzz/oracles/exir_*.py), so neither imports the other's internals.
+oracles (fuzz/backends/exir/oracles/), so neither imports the other's internals.
 
 Graph levels: a planned program is a top graph plus one graph module per control-flow
 branch or body (`cond`, `while`, `map`, `scan` take submodules as get_attr arguments);

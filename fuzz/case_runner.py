@@ -1,4 +1,4 @@
-"""The engine: run one case through eager and the chosen lanes, and confirm what diverges.
+"""Run one case: eager, then the chosen lanes, and confirm what diverges (`run_case`).
 
 This is the only place that knows the order of things: materialize the calls (seeded),
 run the eager reference, run each lane, set aside divergences the corpus knows, re-run

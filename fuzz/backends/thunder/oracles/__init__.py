@@ -1,0 +1,1 @@
+"""The Thunder lane's own oracles (pure functions of traces): cache.py."""

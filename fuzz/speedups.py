@@ -30,6 +30,7 @@ import os
 from typing import Any
 
 from fixes._patching import patch_sets
+from fuzz.errors import FuzzError
 
 ENV_VAR = "FUZZ_SPEEDUPS"
 VALUES = ("on", "off")
@@ -43,7 +44,7 @@ MODULES = {
 COMPAT = {"thunder": "fixes.compat_thunder_named_tensor"}
 
 
-class SpeedupsError(ValueError):
+class SpeedupsError(FuzzError, ValueError):
     """A speedups switch other than on/off; str() names where it came from."""
 
 

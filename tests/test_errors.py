@@ -21,11 +21,6 @@ BUILTIN_EXCEPTIONS = {
 OUTSIDE = {
     "StopRound": "a KeyboardInterrupt so that Hypothesis lets it through (fuzz/campaign/rounds)",
     "_Found": "explore()'s private sentinel, raised and caught in one function",
-    "SpeedupsError": "fuzz/speedups.py: not converted in this change",
-    "NotApplicable": "fuzz/backends/exir: not converted in this change",
-    "ExportRefused": "fuzz/backends/exir: not converted in this change",
-    "Unsupported": "fuzz/backends/exir: not converted in this change",
-    "StageError": "fuzz/backends/exir: not converted in this change",
 }
 
 

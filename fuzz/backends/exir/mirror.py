@@ -57,11 +57,12 @@ from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy
 from executorch.exir.passes import MemoryPlanningPass
 
 from fuzz.backends.exir.graph import graph_levels, is_memory_view, shape_envs
+from fuzz.errors import FuzzError
 
 POINTS = ("repeat", "after-asserts", "before-planning")
 
 
-class NotApplicable(Exception):
+class NotApplicable(FuzzError):
     """A variance insertion point that does not apply to this program."""
 
 

@@ -55,18 +55,18 @@ from fuzz.backends.exir.mirror import (  # noqa: F401
 )
 from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.speedups import install as install_speedups
-from fuzz.errors import error_text
+from fuzz.errors import FuzzError, error_text
 
 
-class ExportRefused(Exception):
+class ExportRefused(FuzzError):
     """torch.export (or the edge dialect) declined the program: a skip, not a divergence."""
 
 
-class Unsupported(Exception):
+class Unsupported(FuzzError):
     """The ExecuTorch pipeline does not support the program (documented limitation)."""
 
 
-class StageError(Exception):
+class StageError(FuzzError):
     """A pipeline stage raised unexpectedly; `.stage` names it, `__cause__` is the error."""
 
     def __init__(self, stage: str, error: BaseException, program: Any = None):

@@ -135,7 +135,7 @@ OPS = (
     _bits_op("shift", "{out} = {a} {op} {k}", _ONE, _long, _shift_attrs),
     _bits_op(
         "shift_tensor",
-        "{out} = torch.bitwise_right_shift({a}, {b}.abs() % 4)",
+        "{out} = torch.bitwise_right_shift({a}, {b}.abs().clamp(max=3))",
         _PAIRS,
         _long,
     ),

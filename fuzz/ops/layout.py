@@ -21,6 +21,7 @@ from fuzz.ops.spec import Built, OpSpec, TensorType, pairs, unary
 
 ONE, TWO = sympy.Integer(1), sympy.Integer(2)
 MATH = ("import math",)
+EXIR_ONLY, THUNDER_ONLY = frozenset({"exir"}), frozenset({"thunder"})
 
 
 def _any(t, syms):
@@ -110,12 +111,19 @@ _ALIASING = (
     OpSpec("contiguous", "layout", "{out} = {0}.contiguous()", unary(_any), _same),
     OpSpec("to_dtype", "layout", "{out} = {0}.to(torch.{dtype})", unary(_any), _to_dtype),
     OpSpec("type_as", "layout", "{out} = {0}.type_as({1})", pairs(lambda a, b, s: True), _type_as),
+    # Thunder only: ExecuTorch 1.5.1's portable kernels refuse operands of different dim
+    # orders ("[tensor_util_portable.cpp:130] Check failed (all_contiguous ||
+    # all_channels_last): 3 input tensors have different dim orders", then "RuntimeError:
+    # method->execute() failed with error 0x12"), so a channels-last tensor that meets
+    # any contiguous one crashes the runtime; even returned as is, the runtime raised
+    # 0x12 at a call with other sizes. channels_last_back (back to contiguous) runs there.
     OpSpec(
         "channels_last",
         "layout",
         "{out} = {0}{index}.to(memory_format=torch.channels_last)",
         _rank(1, 4),
         _channels_last,
+        THUNDER_ONLY,
     ),
     OpSpec(
         "channels_last_back",
@@ -143,12 +151,22 @@ OPS = tuple(dataclasses.replace(op, aliases=True) for op in _ALIASING) + (
         unary(_any),
         _fresh,
     ),
+    # EXIR only: Thunder 0.2.6 has no Tensor.fill_ ("AttributeError: Unknown attribute
+    # fill_" at trace time); new_empty_copy writes its fresh tensor with copy_ instead.
     OpSpec(
         "new_empty_fill",
         "layout",
         "{out} = {0}.new_empty(({0}.shape[{dim}] + 1, 2)).fill_(1.5)",
         _rank(1),
         _new_sized("plus_one"),
+        EXIR_ONLY,
+    ),
+    OpSpec(
+        "new_empty_copy",
+        "layout",
+        "{out} = {0}.new_empty({0}.shape).copy_({0} + 1)",
+        unary(_any),
+        _fresh,
     ),
     OpSpec(
         "new_ones",

@@ -34,6 +34,7 @@ from fuzz.ops.spec import (
 NONZERO = "torch.where({1} < 0, {1} - 1, {1} + 1)"
 ROUNDING = ("float32", "float64", "int64")
 INT, ANY = ("int",), ("int", "scalar")
+EXIR_ONLY, THUNDER_ONLY = frozenset({"exir"}), frozenset({"thunder"})
 
 
 def to_float(dtype: str) -> str:
@@ -178,7 +179,7 @@ def _inplace(name, template, operands, build):
 
     return (
         OpSpec(name, "inplace", template, safe, build, aliases=True),
-        OpSpec(f"{name}empty", "inplace", template, empty, build, inplace.EXIR_ONLY, aliases=True),
+        OpSpec(f"{name}empty", "inplace", template, empty, build, EXIR_ONLY, aliases=True),
     )
 
 
@@ -293,9 +294,20 @@ OPS = (
     ),
     _op(
         "remainder_number",
-        "{out} = {0} % -({1} + 1)",
+        "{out} = torch.remainder({0}, -({1} + 1))",
         with_numbers(typed(*ROUNDING), ANY, fits=stable_dtype),
         _by_number(),
+    ),
+    # EXIR only: Thunder 0.2.6 has no `mod` method for tensor proxies, so `tensor % x`
+    # raises "TypeError: 'NoneType' object is not callable" at trace time (whatever x
+    # is); `torch.remainder` (remainder_number) traces.
+    OpSpec(
+        "mod_number",
+        "math",
+        "{out} = {0} % ({1} + 1)",
+        with_numbers(typed(*ROUNDING), ANY, fits=stable_dtype),
+        _by_number(),
+        EXIR_ONLY,
     ),
     # Promotion mixes: a Python number (int or float per call) with a half tensor stays
     # half; an int tensor divided by a number is float32; a bool mask times a tensor.

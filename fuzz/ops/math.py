@@ -119,6 +119,13 @@ def _gelu_attrs(pick, dtype):
     return {"approximate": pick.pick(("none", "tanh"))}, dtype
 
 
+def _clampable(a, b, syms):
+    """Pairs that broadcast, not both bool: eager clamps two bool tensors, but Thunder
+    0.2.6 refuses it at trace time ("RuntimeError: clamp is not supported for boolean
+    type"), which the lane counts as an unsupported (skipped) program."""
+    return broadcastable(dtypes.ALL)(a, b, syms) and (a.dtype, b.dtype) != ("bool", "bool")
+
+
 def _clamp_tensor(types, syms, pick):
     a, b = types
     side = pick.pick(("min", "max"))
@@ -197,7 +204,9 @@ def _inplace_calls(target: str, source: str) -> list[str]:
     always; number bounds for number targets (float bounds on floats only); div_ of
     number operands, true division into float targets, the rounding modes into
     float32/float64/int64 targets (see ROUNDING)."""
-    calls = ["mul_({1})", "clamp_(min={1})", "clamp_(max={1})"]
+    calls = ["mul_({1})"]
+    if (target, source) != ("bool", "bool"):  # Thunder refuses bool clamp: _clampable
+        calls += ["clamp_(min={1})", "clamp_(max={1})"]
     if target in dtypes.NUMERIC:
         bounds = CLAMP_BOUNDS if dtypes.is_float(target) else INT_CLAMP_BOUNDS
         calls += [f"clamp_({text})" for text, _ in bounds]
@@ -235,12 +244,7 @@ OPS = (
     unary_op(
         "clamp", "math", "{out} = {0}.clamp({arg})", dtypes.ALL, attrs=_pick_from(CLAMP_BOUNDS)
     ),
-    _op(
-        "clamp_tensor",
-        "{out} = torch.clamp({0}, {side}={1})",
-        pairs(broadcastable(dtypes.ALL)),
-        _clamp_tensor,
-    ),
+    _op("clamp_tensor", "{out} = torch.clamp({0}, {side}={1})", pairs(_clampable), _clamp_tensor),
     _op(
         "clamp_number",
         "{out} = {0}.clamp({bounds})",

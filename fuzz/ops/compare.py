@@ -12,7 +12,15 @@ a negative amount.
 from __future__ import annotations
 
 from fuzz.ops import dtypes
-from fuzz.ops.math import ANY, INT, binary_op, broadcastable, stable_dtype, unary_op
+from fuzz.ops.math import (
+    ANY,
+    INT,
+    binary_op,
+    broadcastable,
+    number_kind,
+    stable_dtype,
+    unary_op,
+)
 from fuzz.ops.spec import (
     Built,
     OpSpec,
@@ -52,8 +60,7 @@ def _where_scalar(pick, dtype):
 
 def _where_number(types, syms, pick):
     t, n = types
-    kind = "int" if n.numeric == "int" else "float"
-    return Built({}, (TensorType(t.shape, dtypes.with_scalar(t.dtype, kind)),))
+    return Built({}, (TensorType(t.shape, dtypes.with_scalar(t.dtype, number_kind(n))),))
 
 
 def _mask(i: int, dtype: str) -> tuple[str, str]:

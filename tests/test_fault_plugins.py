@@ -153,6 +153,17 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "thunder.crash",
     ),
+    "export_floordiv_trunc": (
+        "exir",
+        """
+        def program(a, b):
+            return (a // b,)
+
+        def calls():
+            return [(torch.tensor([-7, 7, 6, -1, 5]), torch.tensor([2, -2, 3, 4, 2]))]
+        """,
+        "exir.runtime-result",
+    ),
 }
 
 

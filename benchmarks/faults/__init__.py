@@ -83,4 +83,10 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "broadcasts)",
         "thunder/clang/utils.py: compute_broadcast_shape",
     ),
+    "export_floordiv_trunc": (
+        "benchmarks.faults.export_floordiv_trunc",
+        "exir",
+        "the floor_divide decomposition rounds toward zero (pre-1.13 semantics): -7 // 2 is -3",
+        "torch/_decomp decomposition_table[aten.floor_divide.default]",
+    ),
 }

@@ -7,10 +7,13 @@ generator, the renderer, coverage figures and the catalogue tests all derive fro
 
 from fuzz.ops import (
     branches,
+    compare,
     custom,
     data_dependent,
     elementwise,
     inplace,
+    layout,
+    math,
     numbers,
     reductions,
     views,
@@ -26,6 +29,9 @@ CATALOGUE: tuple[OpSpec, ...] = (
     + branches.OPS
     + numbers.OPS
     + custom.OPS
+    + math.OPS
+    + compare.OPS
+    + layout.OPS
 )
 BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))

@@ -10,9 +10,12 @@ from fuzz.ops import (
     custom,
     data_dependent,
     elementwise,
+    indexing,
     inplace,
     numbers,
     reductions,
+    shapes,
+    sorting,
     views,
 )
 from fuzz.ops.spec import OpSpec
@@ -26,6 +29,9 @@ CATALOGUE: tuple[OpSpec, ...] = (
     + branches.OPS
     + numbers.OPS
     + custom.OPS
+    + indexing.OPS
+    + sorting.OPS
+    + shapes.OPS
 )
 BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))

@@ -1,0 +1,387 @@
+"""Shape ops: F.pad (constant, reflect, replicate), repeat, tile, flip, roll, split,
+chunk, tensor_split, unbind, tril/triu, diagonal, movedim, flatten and unflatten.
+
+Each form is valid at every call: reflect pads by less than the dim's smallest size and
+replicate only non-empty dims (eager raises otherwise). The NUMBER of outputs of split,
+chunk, tensor_split and unbind is part of the program, so it must not depend on a size:
+split takes a size list summing to the dim (`[k, d - k]`), or half of a dim that is
+twice a symbol; chunk(2) takes dims at least 2 long; unbind takes dims of static size
+(or the first two entries of a dim at least 2 long); tensor_split into n sections always
+gives n pieces (some may be empty). Unflatten splits a dim whose size is a product: by a
+static factor, or by another operand's non-empty dim that divides it symbolically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import sympy
+
+from fuzz.ops import dtypes
+from fuzz.ops.spec import Built, OpSpec, TensorType, pairs, unary
+
+BOTH = frozenset({"thunder", "exir"})
+F_IMPORT = ("import torch.nn.functional as F",)
+ONE = sympy.Integer(1)
+
+
+def _op(name, family, template, operands, build, aliases=False, imports=()):
+    return OpSpec(name, family, template, operands, build, BOTH, imports, aliases)
+
+
+def _like(t: TensorType, shape) -> TensorType:
+    return TensorType(tuple(shape), t.dtype)
+
+
+def _replace(shape, dim, *sizes):
+    return tuple(shape[:dim]) + tuple(sizes) + tuple(shape[dim + 1 :])
+
+
+def _ranked(lo, takes=dtypes.ALL):
+    return unary(lambda t, s: t.rank >= lo and t.dtype in takes)
+
+
+# ---- pad ---------------------------------------------------------------------------------
+
+
+def _pad_build(mode, widest):
+    """Pads of the last one or two dims, each side in [0, widest(dim size)]."""
+
+    def build(types, syms, pick):
+        (t,) = types
+        n_dims = pick.integer(1, min(2, t.rank - (mode != "constant")))
+        pad, shape = [], list(t.shape)
+        for dim in range(t.rank - 1, t.rank - 1 - n_dims, -1):
+            top = widest(t.shape[dim], syms)
+            left, right = pick.integer(0, top), pick.integer(0, top)
+            pad += [left, right]
+            shape[dim] = shape[dim] + left + right
+        attrs = {"pad": tuple(pad), "mode": mode}
+        if mode == "constant":
+            attrs["value"] = pick.pick(
+                ["0", "1"] if t.dtype in ("bool", "int64") else ["0.0", "-2.5"]
+            )
+        return Built(attrs, (_like(t, shape),))
+
+    return build
+
+
+def _reflectable(t, syms):
+    # reflect/replicate: 2-D or 3-D input padding its last dim (eager's 1-D padding),
+    # or 3-D padding the last two; every dim non-empty (eager raises on an empty one).
+    return (
+        2 <= t.rank <= 3
+        and t.dtype in dtypes.NUMERIC
+        and all(syms.at_least_one(d) for d in t.shape)
+    )
+
+
+def _reflect_ok(t, syms):
+    return (
+        _reflectable(t, syms)
+        and syms.at_least_two(t.shape[-1])
+        and (t.rank == 2 or syms.at_least_two(t.shape[-2]))
+    )
+
+
+# ---- repeat, tile, flip, roll ------------------------------------------------------------
+
+
+def _repeat(types, syms, pick):
+    (t,) = types
+    extra = pick.integer(0, 1)
+    reps = tuple(pick.integer(1, 3) for _ in range(t.rank + extra))
+    shape = (ONE,) * extra + t.shape
+    return Built({"reps": reps}, (_like(t, [d * r for d, r in zip(shape, reps)]),))
+
+
+def _tile(types, syms, pick):
+    (t,) = types
+    reps = tuple(pick.integer(1, 3) for _ in range(pick.integer(1, t.rank)))
+    full = (1,) * (t.rank - len(reps)) + reps
+    return Built({"reps": reps}, (_like(t, [d * r for d, r in zip(t.shape, full)]),))
+
+
+def _flip(types, syms, pick):
+    (t,) = types
+    dims = tuple(i for i in range(t.rank) if pick.flag()) or (pick.index(t.rank),)
+    return Built({"dims": dims}, (_like(t, t.shape),))
+
+
+def _roll(types, syms, pick):
+    t = types[0]
+    if len(types) == 2:
+        return Built({"shift": "{1}", "dims": pick.index(t.rank)}, (_like(t, t.shape),))
+    shift = pick.pick([1, -1, 2, 5])
+    dims = pick.pick([None, pick.index(t.rank)])
+    return Built({"shift": shift, "dims": dims}, (_like(t, t.shape),))
+
+
+# ---- split, chunk, tensor_split, unbind --------------------------------------------------
+
+
+def _halvable(d, syms):
+    """A dim that is twice a never-empty expression: split/chunk in two equal halves."""
+    half = sympy.cancel(d / 2)
+    return sympy.fraction(half)[1] == 1 and syms.at_least_one(d)
+
+
+def _split(types, syms, pick):
+    # Two pieces at every call: [k, d - k], or halves of a dim that is twice a symbol.
+    (t,) = types
+    dim = pick.index(t.rank)
+    d = t.shape[dim]
+    if _halvable(d, syms) and pick.flag():
+        half = sympy.cancel(d / 2)
+        return _pieces(t, dim, [half, half], {"dim": dim, "sizes": f"{{0}}.shape[{dim}] // 2"})
+    k = pick.integer(0, syms.range(d)[0])
+    sizes = f"[{k}, {{0}}.shape[{dim}] - {k}]"
+    return _pieces(t, dim, [sympy.Integer(k), d - k], {"dim": dim, "sizes": sizes})
+
+
+def _pieces(t, dim, sizes, attrs):
+    return Built(attrs, tuple(_like(t, _replace(t.shape, dim, s)) for s in sizes))
+
+
+def _chunk_dims(t, syms):
+    """Dims that chunk(2) splits in exactly two pieces at every call: at least 2 long."""
+    return [i for i, d in enumerate(t.shape) if syms.at_least_two(d)]
+
+
+def _chunk(types, syms, pick):
+    (t,) = types
+    dim = pick.pick(_chunk_dims(t, syms))
+    d = t.shape[dim]
+    first = sympy.ceiling(d / 2)
+    return _pieces(t, dim, [first, d - first], {"dim": dim})
+
+
+def _tensor_split(n):
+    """n pieces at every call: n sections (the first d % n one longer, some may be
+    empty), or n - 1 increasing indices no larger than the dim's smallest size."""
+
+    def build(types, syms, pick):
+        (t,) = types
+        dim = pick.index(t.rank)
+        d = t.shape[dim]
+        if pick.flag():
+            sizes = [sympy.floor((d + n - 1 - i) / n) for i in range(n)]
+            return _pieces(t, dim, sizes, {"dim": dim, "where": n})
+        lo = syms.range(d)[0]
+        cuts = sorted(pick.integer(0, lo) for _ in range(n - 1))
+        bounds = [sympy.Integer(0)] + [sympy.Integer(c) for c in cuts] + [d]
+        sizes = [b - a for a, b in zip(bounds, bounds[1:])]
+        return _pieces(t, dim, sizes, {"dim": dim, "where": tuple(cuts)})
+
+    return build
+
+
+def _unbind_dims(n):
+    """Dims unbind gives n pieces of at every call: size n, or (n = 2) at least 2 long
+    (unbinding its first two entries)."""
+
+    def dims(t, syms):
+        return [i for i, d in enumerate(t.shape) if d == n or (n == 2 and syms.at_least_two(d))]
+
+    return dims
+
+
+def _unbind(n):
+    def build(types, syms, pick):
+        (t,) = types
+        dim = pick.pick(_unbind_dims(n)(t, syms))
+        src = "{0}" if t.shape[dim] == n else f"{{0}}.narrow({dim}, 0, {n})"
+        outs = tuple(_like(t, t.shape[:dim] + t.shape[dim + 1 :]) for _ in range(n))
+        return Built({"dim": dim, "src": src}, outs)
+
+    return build
+
+
+# ---- tril/triu, diagonal, movedim, flatten, unflatten ------------------------------------
+
+
+def _triangle(types, syms, pick):
+    (t,) = types
+    return Built({"diagonal": pick.integer(-1, 1)}, (_like(t, t.shape),))
+
+
+def _two_dims(t, pick):
+    d1 = pick.index(t.rank)
+    d2 = (d1 + 1 + pick.index(t.rank - 1)) % t.rank
+    return d1, d2
+
+
+def _diagonal(types, syms, pick):
+    (t,) = types
+    d1, d2 = _two_dims(t, pick)
+    a, b = t.shape[d1], t.shape[d2]
+    rest = [d for i, d in enumerate(t.shape) if i not in (d1, d2)]
+    size = a if a == b else sympy.Min(a, b)
+    return Built({"d1": d1, "d2": d2}, (_like(t, rest + [size]),))
+
+
+def _movedim(types, syms, pick):
+    (t,) = types
+    src, dst = pick.index(t.rank), pick.index(t.rank)
+    order = [i for i in range(t.rank) if i != src]
+    order.insert(dst, src)
+    return Built({"src": src, "dst": dst}, (_like(t, [t.shape[i] for i in order]),))
+
+
+def _flatten_range(types, syms, pick):
+    (t,) = types
+    start, end = _two_dims(t, pick)
+    start, end = min(start, end), max(start, end)
+    merged = sympy.Mul(*t.shape[start : end + 1])
+    shape = t.shape[:start] + (merged,) + t.shape[end + 1 :]
+    return Built({"start": start, "end": end}, (_like(t, shape),))
+
+
+def _factors(d):
+    """Static factors k of `d` (2..4) for which d / k is a polynomial at every call."""
+    return [k for k in (2, 3, 4) if sympy.fraction(sympy.cancel(d / k))[1] == 1]
+
+
+def _unflatten(types, syms, pick):
+    (t,) = types
+    dim = pick.index(t.rank)
+    d = t.shape[dim]
+    k = pick.pick([1] + _factors(d))
+    shape = _replace(t.shape, dim, sympy.Integer(k), sympy.cancel(d / k))
+    return Built({"dim": dim, "k": k}, (_like(t, shape),))
+
+
+def _divisors(a: TensorType, b: TensorType, syms):
+    """(dim of a, dim of b) where b's dim is a never-empty symbolic factor of a's dim."""
+    out = []
+    for i, d in enumerate(a.shape):
+        for j, f in enumerate(b.shape):
+            if f.free_symbols and syms.at_least_one(f) and not syms.has_unbacked(d):
+                if sympy.fraction(sympy.cancel(d / f))[1] == 1:
+                    out.append((i, j))
+    return out
+
+
+def _unflatten_by(types, syms, pick):
+    a, b = types
+    dim, j = pick.pick(_divisors(a, b, syms))
+    shape = _replace(a.shape, dim, b.shape[j], sympy.cancel(a.shape[dim] / b.shape[j]))
+    return Built({"dim": dim, "j": j}, (_like(a, shape),))
+
+
+_OPS = (
+    _op(
+        "pad_constant",
+        "shape",
+        "{out} = F.pad({0}, {pad}, value={value})",
+        _ranked(1),
+        _pad_build("constant", lambda d, syms: 2),
+        imports=F_IMPORT,
+    ),
+    _op(
+        "pad_reflect",
+        "shape",
+        "{out} = F.pad({0}, {pad}, mode='reflect')",
+        unary(_reflect_ok),
+        _pad_build("reflect", lambda d, syms: min(2, syms.range(d)[0] - 1)),
+        imports=F_IMPORT,
+    ),
+    _op(
+        "pad_replicate",
+        "shape",
+        "{out} = F.pad({0}, {pad}, mode='replicate')",
+        unary(_reflectable),
+        _pad_build("replicate", lambda d, syms: 2),
+        imports=F_IMPORT,
+    ),
+    _op("repeat", "shape", "{out} = {0}.repeat{reps}", _ranked(1), _repeat),
+    _op("tile", "shape", "{out} = torch.tile({0}, {reps})", _ranked(1), _tile),
+    _op("flip", "shape", "{out} = torch.flip({0}, {dims})", _ranked(1), _flip),
+    _op("roll", "shape", "{out} = torch.roll({0}, {shift}, {dims})", _ranked(1), _roll),
+    _op(
+        "roll_number",
+        "shape",
+        "{out} = torch.roll({0}, {shift}, {dims})",
+        lambda values, syms: [
+            (i, j)
+            for i, t in enumerate(values)
+            if isinstance(t, TensorType) and t.rank >= 1
+            for j, n in enumerate(values)
+            if getattr(n, "numeric", None) == "int"
+        ],
+        _roll,
+    ),
+    _op("tril", "shape", "{out} = torch.tril({0}, {diagonal})", _ranked(2), _triangle),
+    _op("triu", "shape", "{out} = torch.triu({0}, {diagonal})", _ranked(2), _triangle),
+)
+
+_VIEWS = (
+    _op("split", "split", "{out0}, {out1} = torch.split({0}, {sizes}, {dim})", _ranked(1), _split),
+    _op(
+        "chunk",
+        "split",
+        "{out0}, {out1} = torch.chunk({0}, 2, {dim})",
+        unary(lambda t, s: bool(_chunk_dims(t, s))),
+        _chunk,
+    ),
+    _op(
+        "tensor_split",
+        "split",
+        "{out0}, {out1} = torch.tensor_split({0}, {where}, {dim})",
+        _ranked(1),
+        _tensor_split(2),
+    ),
+    _op(
+        "tensor_split3",
+        "split",
+        "{out0}, {out1}, {out2} = torch.tensor_split({0}, {where}, {dim})",
+        _ranked(1),
+        _tensor_split(3),
+    ),
+    _op(
+        "unbind",
+        "split",
+        "({out},) = torch.unbind({src}, {dim})",
+        unary(lambda t, s: bool(_unbind_dims(1)(t, s))),
+        _unbind(1),
+    ),
+    _op(
+        "unbind_pair",
+        "split",
+        "{out0}, {out1} = torch.unbind({src}, {dim})",
+        unary(lambda t, s: bool(_unbind_dims(2)(t, s))),
+        _unbind(2),
+    ),
+    _op(
+        "diagonal",
+        "layout",
+        "{out} = torch.diagonal({0}, 0, {d1}, {d2})",
+        _ranked(2),
+        _diagonal,
+    ),
+    _op("movedim", "layout", "{out} = torch.movedim({0}, {src}, {dst})", _ranked(1), _movedim),
+    _op(
+        "flatten_range",
+        "layout",
+        "{out} = {0}.flatten({start}, {end})",
+        _ranked(2),
+        _flatten_range,
+    ),
+    _op(
+        "unflatten",
+        "layout",
+        "{out} = {0}.unflatten({dim}, ({k}, {0}.shape[{dim}] // {k}))",
+        _ranked(1),
+        _unflatten,
+    ),
+    _op(
+        "unflatten_by",
+        "layout",
+        "{out} = {0}.unflatten({dim}, ({1}.shape[{j}], {0}.shape[{dim}] // {1}.shape[{j}]))",
+        pairs(lambda a, b, s: bool(_divisors(a, b, s))),
+        _unflatten_by,
+    ),
+)
+
+# split/chunk/unbind/diagonal/movedim/flatten/unflatten return views of their operand.
+OPS = _OPS + tuple(dataclasses.replace(op, aliases=True) for op in _VIEWS)

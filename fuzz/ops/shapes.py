@@ -5,8 +5,8 @@ Each form is valid at every call: reflect pads by less than the dim's smallest s
 replicate only non-empty dims (eager raises otherwise). The NUMBER of outputs of split,
 chunk, tensor_split and unbind is part of the program, so it must not depend on a size:
 split takes a size list summing to the dim (`[k, d - k]`), or half of a dim that is
-twice a symbol; chunk(2) takes dims at least 2 long; unbind takes dims of static size
-(or the first two entries of a dim at least 2 long); tensor_split into n sections always
+twice a symbol; chunk(2) takes dims that are never 1 (a dim of 1 gives one piece, of 0
+two empty ones); unbind takes dims of static size 1; tensor_split into n sections always
 gives n pieces (some may be empty). Unflatten splits a dim whose size is a product: by a
 static factor, or by another operand's non-empty dim that divides it symbolically.
 """
@@ -44,44 +44,46 @@ def _ranked(lo, takes=dtypes.ALL):
 # ---- pad ---------------------------------------------------------------------------------
 
 
-def _pad_build(mode, widest):
-    """Pads of the last one or two dims, each side in [0, widest(dim size)]."""
+def _pad_constant(types, syms, pick):
+    """Pads of the last one or two dims, 0 to 2 on each side."""
+    (t,) = types
+    pad, shape = [], list(t.shape)
+    for dim in range(t.rank - 1, t.rank - 1 - pick.integer(1, min(2, t.rank)), -1):
+        left, right = pick.integer(0, 2), pick.integer(0, 2)
+        pad += [left, right]
+        shape[dim] = shape[dim] + left + right
+    value = pick.pick(["0", "1"] if t.dtype in ("bool", "int64") else ["0.0", "-2.5"])
+    return Built({"pad": tuple(pad), "value": value}, (_like(t, shape),))
 
+
+# reflect/replicate pad a (C, W) or (N, C, W) input's last dim, or a (C, H, W) input's last
+# two; the batch N may be empty, C, H and W may not (eager raises). Operands of rank 1 and
+# 2 are padded as (1, W) and (N, 1, W) views: `[None]`/`.unsqueeze(1)` before, squeezed
+# after. Reflect pads each side by less than the dim's smallest size.
+_AS_PADDED = {1: ("{0}[None]", ".squeeze(0)"), 2: ("{0}.unsqueeze(1)", ".squeeze(1)")}
+
+
+def _paddable(t, syms):
+    if t.dtype not in dtypes.NUMERIC or not 1 <= t.rank <= 3:
+        return False
+    return all(syms.at_least_one(d) for d in t.shape[1 if t.rank == 3 else t.rank - 1 :])
+
+
+def _pad_sided(mode):
     def build(types, syms, pick):
         (t,) = types
-        n_dims = pick.integer(1, min(2, t.rank - (mode != "constant")))
+        src, post = _AS_PADDED.get(t.rank, ("{0}", ""))
+        two = t.rank == 3 and syms.at_least_one(t.shape[0]) and pick.flag()
         pad, shape = [], list(t.shape)
-        for dim in range(t.rank - 1, t.rank - 1 - n_dims, -1):
-            top = widest(t.shape[dim], syms)
+        for dim in (t.rank - 1, t.rank - 2)[: 1 + two]:
+            top = 2 if mode == "replicate" else min(2, syms.range(t.shape[dim])[0] - 1)
             left, right = pick.integer(0, top), pick.integer(0, top)
             pad += [left, right]
             shape[dim] = shape[dim] + left + right
-        attrs = {"pad": tuple(pad), "mode": mode}
-        if mode == "constant":
-            attrs["value"] = pick.pick(
-                ["0", "1"] if t.dtype in ("bool", "int64") else ["0.0", "-2.5"]
-            )
+        attrs = {"src": src, "post": post, "pad": tuple(pad)}
         return Built(attrs, (_like(t, shape),))
 
     return build
-
-
-def _reflectable(t, syms):
-    # reflect/replicate: 2-D or 3-D input padding its last dim (eager's 1-D padding),
-    # or 3-D padding the last two; every dim non-empty (eager raises on an empty one).
-    return (
-        2 <= t.rank <= 3
-        and t.dtype in dtypes.NUMERIC
-        and all(syms.at_least_one(d) for d in t.shape)
-    )
-
-
-def _reflect_ok(t, syms):
-    return (
-        _reflectable(t, syms)
-        and syms.at_least_two(t.shape[-1])
-        and (t.rank == 2 or syms.at_least_two(t.shape[-2]))
-    )
 
 
 # ---- repeat, tile, flip, roll ------------------------------------------------------------
@@ -144,8 +146,13 @@ def _pieces(t, dim, sizes, attrs):
 
 
 def _chunk_dims(t, syms):
-    """Dims that chunk(2) splits in exactly two pieces at every call: at least 2 long."""
-    return [i for i, d in enumerate(t.shape) if syms.at_least_two(d)]
+    """Dims that chunk(2) splits in exactly two pieces at every call: never 1 (at least 2
+    long, or twice an expression: 0 gives two empty pieces)."""
+    return [
+        i
+        for i, d in enumerate(t.shape)
+        if syms.at_least_two(d) or (sympy.fraction(sympy.cancel(d / 2))[1] == 1 and d != 0)
+    ]
 
 
 def _chunk(types, syms, pick):
@@ -176,25 +183,10 @@ def _tensor_split(n):
     return build
 
 
-def _unbind_dims(n):
-    """Dims unbind gives n pieces of at every call: size n, or (n = 2) at least 2 long
-    (unbinding its first two entries)."""
-
-    def dims(t, syms):
-        return [i for i, d in enumerate(t.shape) if d == n or (n == 2 and syms.at_least_two(d))]
-
-    return dims
-
-
-def _unbind(n):
-    def build(types, syms, pick):
-        (t,) = types
-        dim = pick.pick(_unbind_dims(n)(t, syms))
-        src = "{0}" if t.shape[dim] == n else f"{{0}}.narrow({dim}, 0, {n})"
-        outs = tuple(_like(t, t.shape[:dim] + t.shape[dim + 1 :]) for _ in range(n))
-        return Built({"dim": dim, "src": src}, outs)
-
-    return build
+def _unbind(types, syms, pick):
+    (t,) = types
+    dim = pick.pick([i for i, d in enumerate(t.shape) if d == 1])
+    return Built({"dim": dim}, (_like(t, t.shape[:dim] + t.shape[dim + 1 :]),))
 
 
 # ---- tril/triu, diagonal, movedim, flatten, unflatten ------------------------------------
@@ -275,23 +267,23 @@ _OPS = (
         "shape",
         "{out} = F.pad({0}, {pad}, value={value})",
         _ranked(1),
-        _pad_build("constant", lambda d, syms: 2),
+        _pad_constant,
         imports=F_IMPORT,
     ),
     _op(
         "pad_reflect",
         "shape",
-        "{out} = F.pad({0}, {pad}, mode='reflect')",
-        unary(_reflect_ok),
-        _pad_build("reflect", lambda d, syms: min(2, syms.range(d)[0] - 1)),
+        "{out} = F.pad({src}, {pad}, mode='reflect'){post}",
+        unary(_paddable),
+        _pad_sided("reflect"),
         imports=F_IMPORT,
     ),
     _op(
         "pad_replicate",
         "shape",
-        "{out} = F.pad({0}, {pad}, mode='replicate')",
-        unary(_reflectable),
-        _pad_build("replicate", lambda d, syms: 2),
+        "{out} = F.pad({src}, {pad}, mode='replicate'){post}",
+        unary(_paddable),
+        _pad_sided("replicate"),
         imports=F_IMPORT,
     ),
     _op("repeat", "shape", "{out} = {0}.repeat{reps}", _ranked(1), _repeat),
@@ -341,16 +333,9 @@ _VIEWS = (
     _op(
         "unbind",
         "split",
-        "({out},) = torch.unbind({src}, {dim})",
-        unary(lambda t, s: bool(_unbind_dims(1)(t, s))),
-        _unbind(1),
-    ),
-    _op(
-        "unbind_pair",
-        "split",
-        "{out0}, {out1} = torch.unbind({src}, {dim})",
-        unary(lambda t, s: bool(_unbind_dims(2)(t, s))),
-        _unbind(2),
+        "({out},) = torch.unbind({0}, {dim})",
+        unary(lambda t, s: any(d == 1 for d in t.shape)),
+        _unbind,
     ),
     _op(
         "diagonal",

@@ -83,4 +83,10 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "broadcasts)",
         "thunder/clang/utils.py: compute_broadcast_shape",
     ),
+    "thunder_flip_size1": (
+        "benchmarks.faults.thunder_flip_size1",
+        "thunder",
+        "the lowering of flip copies its input unchanged when any (not all) flipped dim has size 1",
+        "thunder/executors/torchex.py: _flip_transform (the torch executor's lowering of flip)",
+    ),
 }

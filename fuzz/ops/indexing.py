@@ -162,7 +162,7 @@ OPS = (
         "scatter",
         "{out} = {0}.scatter({dim}, {index}, {src})",
         _ranked,
-        _same_shape(_full_index(PERMUTATIONS, argsort=False), _other),
+        _same_shape(_full_index(PERMUTATIONS, argsort=True), _other),
     ),
     _op(
         "scatter_add",

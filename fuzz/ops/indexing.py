@@ -186,7 +186,7 @@ OPS = (
     _op("index_tensor", "{out} = {0}{where}", _ranked, _advanced),
     _op(
         "index_tensor_number",
-        "{out} = {0}[torch.arange({1}) % {0}.shape[0]]",
+        "{out} = {0}[torch.remainder(torch.arange({1}), {0}.shape[0])]",
         with_numbers(lambda t, s: t.rank >= 1 and s.at_least_one(t.shape[0]), ("int",)),
         _advanced_number,
     ),

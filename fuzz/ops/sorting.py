@@ -6,6 +6,11 @@ sort and argsort indices use `stable=True`; topk returns values only, except on
 float32/float64 operands, where random normal inputs do not tie (float16/bfloat16 have
 too few mantissa bits for that promise); unique uses `sorted=True`.
 
+Values are taken as `[0]` of the (values, indices) result: Thunder 0.2.6 raises
+"AttributeError: values" on `.values` of torch.sort/torch.topk (reported, not worked
+around elsewhere). searchsorted builds its boundaries with `arange` (Thunder has no
+`linspace`).
+
 topk's k is always at most the dim's size: half of it (`d // 2`), or an int number input
 clamped to it (`min(n, d)`, a shape decision like numbers.py's `narrow_number`).
 
@@ -27,6 +32,12 @@ EXIR_ONLY = frozenset({"exir"})
 NO_TIES = ("float32", "float64")  # topk indices: random normal values never tie here
 BINS = 8  # bincount's fixed length (values are clamped below it)
 _BIN_VALUES = f"{{0}}.reshape(-1).long().abs().clamp(max={BINS - 1})"
+
+
+def _at_most(out: str, bound: str) -> str:
+    """A line bounding a data-dependent length for export (an unbacked size needs a finite
+    upper bound to be planned), true by the op's semantics at every call."""
+    return f"\ntorch._check({out}.shape[0] <= {bound})"
 
 
 def _op(name, family, template, operands, build, lanes=BOTH):
@@ -105,9 +116,10 @@ def _searchsorted(types, syms, pick):
     (t,) = types
     right = pick.flag()
     if pick.flag():  # the operand's own sorted values as boundaries
-        bounds = "torch.sort({0}.reshape(-1)).values"
+        bounds = "torch.sort({0}.reshape(-1))[0]"
     elif dtypes.is_float(t.dtype):
-        bounds = f"torch.linspace(-2.0, 2.0, {pick.integer(1, 6)}, dtype={{0}}.dtype)"
+        step = pick.pick(["0.5", "0.25"])
+        bounds = f"torch.arange(-4, 5, dtype={{0}}.dtype) * {step}"
     else:
         bounds = "torch.arange(-3, 4, 2)"
     return Built({"bounds": bounds, "right": right}, (TensorType(t.shape, "int64"),))
@@ -139,7 +151,7 @@ OPS = (
     _op(
         "sort",
         "sort",
-        "{out} = torch.sort({0}, dim={dim}, descending={descending}).values",
+        "{out} = torch.sort({0}, dim={dim}, descending={descending})[0]",
         _all,
         _sort(False),
     ),
@@ -160,7 +172,7 @@ OPS = (
     _op(
         "topk",
         "sort",
-        "{out} = torch.topk({0}, {k}, dim={dim}, largest={largest}).values",
+        "{out} = torch.topk({0}, {k}, dim={dim}, largest={largest})[0]",
         _numeric,
         _topk(False),
     ),
@@ -174,7 +186,7 @@ OPS = (
     _op(
         "topk_number",
         "sort",
-        "{out} = torch.topk({0}, {k}, dim={dim}, largest={largest}).values",
+        "{out} = torch.topk({0}, {k}, dim={dim}, largest={largest})[0]",
         with_numbers(lambda t, s: t.rank >= 1 and t.dtype in dtypes.NUMERIC, ("int",)),
         _topk(False),
     ),
@@ -185,12 +197,17 @@ OPS = (
         _numeric,
         _searchsorted,
     ),
+    # EXIR only: Thunder 0.2.6 has no bincount even with a fixed length ("NotImplementedError:
+    # Exception encountered when doing automatic registration for bincount, please use
+    # manual registration: DynamicOutputShapeException").
     _op(
         "bincount",
         "count",
-        f"{{out}} = torch.bincount({_BIN_VALUES}, minlength={BINS})",
+        f"{{out}} = torch.bincount({_BIN_VALUES}, minlength={BINS})"
+        f"\ntorch._check({{out}}.shape[0] == {BINS})",
         _numeric,
         _bincount,
+        EXIR_ONLY,
     ),
     _op(
         "repeat_interleave",
@@ -199,19 +216,28 @@ OPS = (
         _all,
         _repeat_int,
     ),
+    # EXIR only: Thunder 0.2.6 has no `torch.repeat_interleave(repeats)` (the one-tensor form:
+    # "TypeError: repeat_interleave() missing 1 required positional argument: 'repeats'")
+    # and no `output_size` ("NotImplementedError: thunder.torch.repeat_interleave does not
+    # support dim argument yet"). The repeat index is its own line so that each aten node
+    # of the export maps to the eager value of its own line.
     _op(
         "repeat_interleave_sized",
         "count",
-        "{out} = {0}.repeat_interleave(torch.arange({0}.shape[{dim}]) % 2 + 1, dim={dim}, "
-        "output_size={0}.shape[{dim}] + {0}.shape[{dim}] // 2)",
+        "{out}_at = torch.repeat_interleave(\n"
+        "    torch.remainder(torch.arange({0}.shape[{dim}]), 2) + 1,\n"
+        "    output_size={0}.shape[{dim}] + {0}.shape[{dim}] // 2,\n"
+        ")\n"
+        "{out} = {0}.index_select({dim}, {out}_at)",
         _all,
         _repeat_sized,
+        EXIR_ONLY,
     ),
     # Data-dependent sizes: Thunder 0.2.6 cannot trace them.
     _op(
         "unique",
         "count",
-        "{out} = torch.unique({0}, sorted=True)",
+        "{out} = torch.unique({0}, sorted=True)" + _at_most("{out}", "{0}.numel()"),
         _all,
         _flat_unbacked(lambda t: t.numel()),
         EXIR_ONLY,
@@ -219,7 +245,8 @@ OPS = (
     _op(
         "unique_inverse",
         "count",
-        "{out0}, {out1} = torch.unique({0}, sorted=True, return_inverse=True)",
+        "{out0}, {out1} = torch.unique({0}, sorted=True, return_inverse=True)"
+        + _at_most("{out0}", "{0}.numel()"),
         _all,
         _unique_inverse,
         EXIR_ONLY,
@@ -227,7 +254,7 @@ OPS = (
     _op(
         "unique_consecutive",
         "count",
-        "{out} = torch.unique_consecutive({0}.reshape(-1))",
+        "{out} = torch.unique_consecutive({0}.reshape(-1))" + _at_most("{out}", "{0}.numel()"),
         _all,
         _flat_unbacked(lambda t: t.numel()),
         EXIR_ONLY,
@@ -235,7 +262,7 @@ OPS = (
     _op(
         "bincount_free",
         "count",
-        f"{{out}} = torch.bincount({_BIN_VALUES})",
+        f"{{out}} = torch.bincount({_BIN_VALUES})" + _at_most("{out}", str(BINS)),
         _numeric,
         _flat_unbacked(lambda t: sympy.Integer(BINS), lambda d: "int64"),
         EXIR_ONLY,
@@ -243,7 +270,8 @@ OPS = (
     _op(
         "repeat_interleave_free",
         "count",
-        "{out} = torch.repeat_interleave({0}.reshape(-1), ({0}.reshape(-1) > 0).long() + 1)",
+        "{out} = torch.repeat_interleave({0}.reshape(-1), ({0}.reshape(-1) > 0).long() + 1)"
+        + _at_most("{out}", "2 * {0}.numel()"),
         _all,
         _flat_unbacked(lambda t: 2 * t.numel()),
         EXIR_ONLY,

@@ -18,13 +18,12 @@ import dataclasses
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, OpSpec, TensorType, pairs, unary
+from fuzz.ops.spec import Built, OpSpec, TensorType, pairs, unary, with_numbers
 
 BOTH = frozenset({"thunder", "exir"})
 EXIR_ONLY = frozenset({"exir"})
 THUNDER_ONLY = frozenset({"thunder"})
 F_IMPORT = ("import torch.nn.functional as F",)
-ONE = sympy.Integer(1)
 
 
 def _op(name, family, template, operands, build, aliases=False, imports=(), lanes=BOTH):
@@ -95,7 +94,7 @@ def _repeat(types, syms, pick):
     (t,) = types
     extra = pick.integer(0, 1)
     reps = tuple(pick.integer(1, 3) for _ in range(t.rank + extra))
-    shape = (ONE,) * extra + t.shape
+    shape = (sympy.Integer(1),) * extra + t.shape
     return Built({"reps": reps}, (_like(t, [d * r for d, r in zip(shape, reps)]),))
 
 
@@ -300,13 +299,7 @@ _OPS = (
         "roll_number",
         "shape",
         "{out} = torch.roll({0}, {shift}, {dims})",
-        lambda values, syms: [
-            (i, j)
-            for i, t in enumerate(values)
-            if isinstance(t, TensorType) and t.rank >= 1
-            for j, n in enumerate(values)
-            if getattr(n, "numeric", None) == "int"
-        ],
+        with_numbers(lambda t, s: t.rank >= 1, ("int",)),
         _roll,
     ),
     _op("tril", "shape", "{out} = torch.tril({0}, {diagonal})", _ranked(2), _triangle),
@@ -389,5 +382,19 @@ _VIEWS = (
     ),
 )
 
+
+def _as_view(op: OpSpec) -> OpSpec:
+    """The op returns views of operand 0: they may share its storage, and a view of an
+    expanded tensor is no more writable in place than the tensor (views.py does the same)."""
+
+    def build(types, syms, pick):
+        built = op.build(types, syms, pick)
+        writable = types[0].writable
+        outputs = tuple(dataclasses.replace(t, writable=writable) for t in built.outputs)
+        return dataclasses.replace(built, outputs=outputs)
+
+    return dataclasses.replace(op, build=build, aliases=True)
+
+
 # split/chunk/unbind/diagonal/movedim/flatten/unflatten return views of their operand.
-OPS = _OPS + tuple(dataclasses.replace(op, aliases=True) for op in _VIEWS)
+OPS = _OPS + tuple(_as_view(op) for op in _VIEWS)

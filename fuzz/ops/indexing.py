@@ -142,7 +142,10 @@ _numeric = unary(lambda t, s: t.rank >= 1 and t.dtype in dtypes.NUMERIC)
 
 
 def _op(name, template, operands, build, lanes=frozenset({"thunder", "exir"})):
-    return OpSpec(name, "indexing", template, operands, build, lanes)
+    # Ops with a data-dependent size are of the "data-dependent" family (what the nightly
+    # report counts as dynamic), the others "indexing".
+    family = "data-dependent" if lanes == EXIR_ONLY else "indexing"
+    return OpSpec(name, family, template, operands, build, lanes)
 
 
 OPS = (

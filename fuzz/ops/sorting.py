@@ -16,8 +16,9 @@ clamped to it (`min(n, d)`, a shape decision like numbers.py's `narrow_number`).
 
 Data-dependent sizes (unique, unique_consecutive, bincount without a fixed length,
 repeat_interleave with a tensor of repeats and no output_size) are unbacked symbols,
-bounded as their eager semantics bound them; Thunder 0.2.6 cannot trace data-dependent
-shapes, so those are EXIR only (as fuzz/ops/data_dependent.py).
+bounded as their eager semantics bound them (a `torch._check` line gives export the
+bound); Thunder 0.2.6 cannot trace data-dependent shapes, so those are EXIR only and of
+the "data-dependent" family, as fuzz/ops/data_dependent.py.
 """
 
 from __future__ import annotations
@@ -236,7 +237,7 @@ OPS = (
     # Data-dependent sizes: Thunder 0.2.6 cannot trace them.
     _op(
         "unique",
-        "count",
+        "data-dependent",
         "{out} = torch.unique({0}, sorted=True)" + _at_most("{out}", "{0}.numel()"),
         _all,
         _flat_unbacked(lambda t: t.numel()),
@@ -244,7 +245,7 @@ OPS = (
     ),
     _op(
         "unique_inverse",
-        "count",
+        "data-dependent",
         "{out0}, {out1} = torch.unique({0}, sorted=True, return_inverse=True)"
         + _at_most("{out0}", "{0}.numel()"),
         _all,
@@ -253,7 +254,7 @@ OPS = (
     ),
     _op(
         "unique_consecutive",
-        "count",
+        "data-dependent",
         "{out} = torch.unique_consecutive({0}.reshape(-1))" + _at_most("{out}", "{0}.numel()"),
         _all,
         _flat_unbacked(lambda t: t.numel()),
@@ -261,7 +262,7 @@ OPS = (
     ),
     _op(
         "bincount_free",
-        "count",
+        "data-dependent",
         f"{{out}} = torch.bincount({_BIN_VALUES})" + _at_most("{out}", str(BINS)),
         _numeric,
         _flat_unbacked(lambda t: sympy.Integer(BINS), lambda d: "int64"),
@@ -269,7 +270,7 @@ OPS = (
     ),
     _op(
         "repeat_interleave_free",
-        "count",
+        "data-dependent",
         "{out} = torch.repeat_interleave({0}.reshape(-1), ({0}.reshape(-1) > 0).long() + 1)"
         + _at_most("{out}", "2 * {0}.numel()"),
         _all,

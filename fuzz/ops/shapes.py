@@ -65,9 +65,8 @@ _AS_PADDED = {1: ("{0}[None]", ".squeeze(0)"), 2: ("{0}.unsqueeze(1)", ".squeeze
 
 
 def _paddable(t, syms):
-    if t.dtype not in dtypes.NUMERIC or not 1 <= t.rank <= 3:
-        return False
-    return all(syms.at_least_one(d) for d in t.shape[1 if t.rank == 3 else t.rank - 1 :])
+    inner = t.shape[1 if t.rank == 3 else t.rank - 1 :]
+    return t.dtype in dtypes.NUMERIC and 1 <= t.rank <= 3 and all(map(syms.at_least_one, inner))
 
 
 def _pad_sided(mode):
@@ -137,9 +136,13 @@ def _split(types, syms, pick):
     if _halvable(d, syms) and pick.flag():
         half = sympy.cancel(d / 2)
         return _pieces(t, dim, [half, half], {"dim": dim, "sizes": f"{{0}}.shape[{dim}] // 2"})
-    k = pick.integer(0, syms.range(d)[0])
+    k = pick.integer(0, _smallest(d, syms))
     sizes = f"[{k}, {{0}}.shape[{dim}] - {k}]"
     return _pieces(t, dim, [sympy.Integer(k), d - k], {"dim": dim, "sizes": sizes})
+
+
+def _smallest(d, syms) -> int:  # the dim's smallest size (0 if data-dependent)
+    return 0 if syms.has_unbacked(d) else syms.range(d)[0]
 
 
 def _pieces(t, dim, sizes, attrs):
@@ -175,7 +178,7 @@ def _tensor_split(n):
         if pick.flag():
             sizes = [sympy.floor((d + n - 1 - i) / n) for i in range(n)]
             return _pieces(t, dim, sizes, {"dim": dim, "where": n})
-        lo = syms.range(d)[0]
+        lo = _smallest(d, syms)
         cuts = sorted(pick.integer(0, lo) for _ in range(n - 1))
         bounds = [sympy.Integer(0)] + [sympy.Integer(c) for c in cuts] + [d]
         sizes = [b - a for a, b in zip(bounds, bounds[1:])]
@@ -307,13 +310,11 @@ _OPS = (
 )
 
 _VIEWS = (
-    # split/chunk: Thunder only for now. Their export is `split_with_sizes_copy.out`, which
-    # writes a list of out= tensors, and the EXIR aliasing oracle does not yet connect a
-    # list out= to its getitems, so every such program reports "exir.aliasing ... S5
-    # unexplained sharing at <top>: ['alloc', 'aten_split_with_sizes_copy_default',
-    # 'getitem'] hold one storage but are not connected by getitem/output/out=/in-place/
-    # view" (a harness gap, not an ExecuTorch bug: reported; lift once the oracle knows
-    # list outs). tensor_split and unbind export to slices/selects and run in both lanes.
+    # split/chunk: Thunder only for now. They export to `split_with_sizes_copy.out` (a list
+    # out=), which the EXIR aliasing oracle does not connect to its getitems: "exir.aliasing
+    # ... S5 unexplained sharing at <top>: ['alloc', 'aten_split_with_sizes_copy_default',
+    # 'getitem'] hold one storage but are not connected by getitem/output/out=/in-place/view"
+    # on every program (a harness gap, reported). tensor_split/unbind run in both lanes.
     _op(
         "split",
         "split",
@@ -388,8 +389,7 @@ def _as_view(op: OpSpec) -> OpSpec:
     expanded tensor is no more writable in place than the tensor (views.py does the same)."""
 
     def build(types, syms, pick):
-        built = op.build(types, syms, pick)
-        writable = types[0].writable
+        built, writable = op.build(types, syms, pick), types[0].writable
         outputs = tuple(dataclasses.replace(t, writable=writable) for t in built.outputs)
         return dataclasses.replace(built, outputs=outputs)
 

@@ -164,6 +164,17 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "exir.runtime-result",
     ),
+    "thunder_flip_size1": (
+        "thunder",
+        """
+        def program(x):
+            return (torch.flip(x, (0, 1)) * 2.0,)
+
+        def calls():
+            return [(torch.randn(3, 1),)]
+        """,
+        "thunder.wrong-result",
+    ),
 }
 
 

@@ -89,4 +89,10 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "the floor_divide decomposition rounds toward zero (pre-1.13 semantics): -7 // 2 is -3",
         "torch/_decomp decomposition_table[aten.floor_divide.default]",
     ),
+    "thunder_flip_size1": (
+        "benchmarks.faults.thunder_flip_size1",
+        "thunder",
+        "the lowering of flip copies its input unchanged when any (not all) flipped dim has size 1",
+        "thunder/executors/torchex.py: _flip_transform (the torch executor's lowering of flip)",
+    ),
 }

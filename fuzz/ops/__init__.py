@@ -11,11 +11,14 @@ from fuzz.ops import (
     custom,
     data_dependent,
     elementwise,
+    indexing,
     inplace,
     layout,
     math,
     numbers,
     reductions,
+    shapes,
+    sorting,
     views,
 )
 from fuzz.ops.spec import OpSpec
@@ -32,6 +35,9 @@ CATALOGUE: tuple[OpSpec, ...] = (
     + math.OPS
     + compare.OPS
     + layout.OPS
+    + indexing.OPS
+    + sorting.OPS
+    + shapes.OPS
 )
 BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))

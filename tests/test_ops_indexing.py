@@ -1,0 +1,101 @@
+"""Rules of the indexing, sorting and shape ops (fuzz/ops/indexing.py, sorting.py,
+shapes.py) that the per-op catalogue tests do not check: writes that are not summed go
+through permutation indices (so no element is written twice, which would make the
+result depend on write order), index outputs never depend on how ties are broken, and
+ops with data-dependent sizes stay out of the Thunder lane."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import torch
+
+from fuzz.calls import CallPlan
+from fuzz.case import case_from_source
+from fuzz.ops import BY_NAME, indexing, shapes, sorting
+from fuzz.render import render_case
+from fuzz.tensors import materialize
+from tests.test_op_catalogue import EDGE, REGULAR, _program_with
+
+MINE = indexing.OPS + sorting.OPS + shapes.OPS
+GENES = list(itertools.product(range(3), repeat=3))
+
+
+def _programs(name):
+    for inputs, gene in itertools.product((REGULAR, EDGE), GENES):
+        program = _program_with(BY_NAME[name], gene, inputs["ranges"])
+        if program is not None:
+            yield inputs, program
+
+
+def _index_of(node, operand: torch.Tensor) -> torch.Tensor:
+    attrs = dict(node.attrs)
+    return eval(attrs["index"].replace("{0}", "x"), {"torch": torch, "x": operand})
+
+
+@pytest.mark.parametrize("name", ["scatter", "index_put"])
+def test_writes_that_are_not_summed_use_permutation_indices(name):
+    checked = 0
+    for inputs, program in _programs(name):
+        (node,) = program.nodes
+        dim = dict(node.attrs).get("dim", 0)
+        for sizes in inputs["calls"]:
+            values = sizes | {"b0": sizes["s1"]}
+            shape = program.types[node.args[0]].shape
+            x = torch.randn(
+                [int(d.subs({s: values[s.name] for s in d.free_symbols})) for d in shape]
+            )
+            index = _index_of(node, x)
+            ramp = torch.arange(x.shape[dim])
+            if index.dim() == 1:  # index_put along dim 0
+                assert torch.equal(index.sort().values, ramp), (name, node.attrs)
+            else:
+                expected = ramp.reshape([-1 if i == dim else 1 for i in range(x.dim())])
+                assert torch.equal(index.sort(dim).values, expected.expand_as(x)), node.attrs
+            checked += 1
+    assert checked >= 10
+
+
+def test_index_outputs_do_not_depend_on_ties():
+    for name in ("sort_stable", "argsort"):
+        assert "stable=True" in BY_NAME[name].template
+    assert "sorted=True" in BY_NAME["unique"].template
+    # topk indices only on dtypes whose random inputs do not tie.
+    for dtype in ("float16", "bfloat16", "int64", "bool"):
+        assert _program_with(BY_NAME["topk_indices"], (0,), REGULAR["ranges"], dtype, dtype) is None
+    assert _program_with(BY_NAME["topk_indices"], (0,), REGULAR["ranges"], "float64")
+
+
+def test_argsort_indices_are_the_stable_order_on_ties():
+    """On tied values (bool, int64 inputs tie all the time) the stable argsort is the
+    one order eager and every compiler must agree on; a float32 input gives none."""
+    program = _program_with(BY_NAME["argsort"], (0, 0), REGULAR["ranges"], "bool", "bool")
+    (node,) = program.nodes
+    assert dict(node.attrs)["descending"] is False
+    x = torch.tensor([[True, False, True, False]])
+    order = torch.argsort(x, dim=1, descending=False, stable=True)
+    assert order.tolist() == [[1, 3, 0, 2]]
+
+
+def test_data_dependent_sizes_stay_out_of_thunder():
+    seen = set()
+    for op in MINE:
+        for _, program in _programs(op.name):
+            outs = [program.types[v] for v in program.nodes[0].outputs]
+            if any(program.symbols.has_unbacked(d) for t in outs for d in t.shape):
+                assert "thunder" not in op.lanes, op.name
+                seen.add(op.name)
+            break
+    assert {"unique", "mask_index", "bincount_free", "repeat_interleave_free"} <= seen
+
+
+def test_multi_output_ops_give_their_output_count_at_every_edge_call():
+    for name in ("split", "chunk", "tensor_split", "tensor_split3", "unbind", "sort_stable"):
+        for inputs, program in itertools.islice(_programs(name), 6):
+            layouts = ("contiguous",) * 4 + ("number",) * 2
+            sizes = [s | {"b0": 1, "n0": 2, "n1": 2} for s in inputs["calls"]]
+            plans = [CallPlan(tuple(sorted(s.items())), layouts) for s in sizes]
+            case = case_from_source(render_case(program, plans), f"count_{name}")
+            for args in materialize(case, seed=0):
+                assert len(case.program(*args)) == len(program.outputs), name

@@ -190,7 +190,7 @@ def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Pr
             choices = [(op, cands) for op, cands in choices if cands]
             if choices:
                 pick = Picker(input_genes[j])
-                op, candidates = pick.pick(choices)
+                op, candidates = pick.pick(_family_then_op(choices, pick))
                 _add_node(op, candidates, pick, types, syms, nodes, decisions)
     used = {a for n in nodes for a in n.args}
     sinks = [v for v in range(n_inputs, len(types)) if v not in used] or [len(types) - 1]

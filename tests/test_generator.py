@@ -186,7 +186,7 @@ def test_number_inputs_are_used_and_flip_type_between_calls():
     for what in ("int", "scalar", "int->float same value", "int->float"):
         assert seen[what], f"{what}: {dict(seen)}"
     number_ops = [op.name for op in ops.for_lanes(["thunder"]) if op.family == "number"]
-    assert all(seen[name] for name in number_ops), {n: seen[n] for n in number_ops}
+    assert all(seen[name] for name in number_ops), {n: seen[n] for n in sorted(number_ops)}
 
 
 def test_layouts_produce_aliasing_and_non_contiguous_inputs():

@@ -15,7 +15,7 @@ FAMILY_WEIGHTS: dict[str, int] = {
     "data-dependent": 3,
     "custom": 3,
     "branch": 2,
-    "number": 2,
+    "number": 4,
     "view": 2,
     "inplace": 2,
     "broadcast": 2,

@@ -11,8 +11,11 @@ from fuzz.ops import (
     data_dependent,
     elementwise,
     inplace,
+    linalg,
+    norms,
     numbers,
     reductions,
+    reductions_multi,
     views,
 )
 from fuzz.ops.spec import OpSpec
@@ -26,6 +29,9 @@ CATALOGUE: tuple[OpSpec, ...] = (
     + branches.OPS
     + numbers.OPS
     + custom.OPS
+    + reductions_multi.OPS
+    + norms.OPS
+    + linalg.OPS
 )
 BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))

@@ -83,4 +83,11 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "broadcasts)",
         "thunder/clang/utils.py: compute_broadcast_shape",
     ),
+    "logsumexp_squeeze_first": (
+        "benchmarks.faults.logsumexp_squeeze_first",
+        "exir",
+        "the logsumexp decomposition squeezes only the first of several reduced dims of the "
+        "max (keepdim=False): the add broadcasts the result to a wrong shape",
+        "torch/_decomp decomposition_table[aten.logsumexp.default] (torch._refs.logsumexp)",
+    ),
 }

@@ -8,17 +8,18 @@ tensors of generated programs reach them. Empty batch and contraction dims are d
 (zeros) and allowed.
 
 The spatial ops flatten the operand's leading dims into the batch and add one channel,
-so the weights have static channel counts (built in the template from `torch.linspace`,
+so the weights have static channel counts (built in the template from `torch.arange`,
 a fixed-shape tensor) while the batch and spatial sizes change between calls. A kernel
 is never larger than the smallest size its spatial dim takes at any call, and interpolate
 only meets spatial dims that are never empty (eager refuses an empty one). Interpolation
 scales are 2 or 4 (exact in binary), so the nearest source index is never a rounding
 question.
 
-embedding's indices are in range at every call: `idx.long() % num_embeddings` of an
-integer or bool operand (exact values), or `arange(n) % num_embeddings` beside a float
-one (whose values a compiler may round differently); the weight's first dim is never
-empty.
+embedding's indices are in range at every call: `remainder(idx.long(), num_embeddings)` of
+an integer or bool operand (exact values), or `remainder(arange(n), num_embeddings)`
+beside a float one (whose values a compiler may round differently; `%` is not used:
+Thunder 0.2.6 has no `TensorProxy.__mod__`, `t % 3` raises "TypeError: 'NoneType'
+object is not callable"); the weight's first dim is never empty.
 """
 
 from __future__ import annotations
@@ -134,6 +135,18 @@ def _linear(types, syms, pick):
     return Built({}, (TensorType(x.shape[:-1] + (w.shape[0],), x.dtype),))
 
 
+def _bias_source(bias, out, syms):
+    """How a bias of exactly (out,) is read from `bias`: itself, or the first row of a
+    (k, out) tensor with k never 0 (Thunder 0.2.6 refuses the broadcastable (1,) bias that
+    eager accepts: "Expected bias.shape=(1,) to have an innermost dimension of length 3,
+    the same length as the outermost dimension of w.shape"; torch documents (out,))."""
+    if bias.shape == (out,):
+        return "{2}"
+    if bias.rank == 2 and bias.shape[1] == out and syms.at_least_one(bias.shape[0]):
+        return "{2}[0]"
+    return None
+
+
 def _linear_bias_operands(values, syms):
     ts = tensors(values)
     return [
@@ -142,15 +155,14 @@ def _linear_bias_operands(values, syms):
         for j, w in ts
         if _linear_ok(x, w, syms)
         for k, bias in ts
-        if bias.dtype == x.dtype and bias.rank == 1 and _fits(bias, (w.shape[0],), syms)
+        if bias.dtype == x.dtype and _bias_source(bias, w.shape[0], syms)
     ]
 
 
 def _linear_bias(types, syms, pick):
     x, w, bias = types
     built = _linear(types, syms, pick)
-    decisions = broadcast_decisions(bias.shape, (w.shape[0],), syms)
-    return Built({}, built.outputs, decisions)
+    return Built({"bias": _bias_source(bias, w.shape[0], syms)}, built.outputs)
 
 
 # ---- einsum ------------------------------------------------------------------------------
@@ -200,9 +212,9 @@ def _embedding_ok(w, idx, syms):
 def _embedding(types, syms, pick):
     w, idx = types
     if idx.dtype in ("int64", "bool"):
-        index, shape = "{1}.long() % {0}.shape[0]", idx.shape
+        index, shape = "torch.remainder({1}.long(), {0}.shape[0])", idx.shape
     else:
-        index, shape = "torch.arange({1}.shape[0]) % {0}.shape[0]", idx.shape[:1]
+        index, shape = "torch.remainder(torch.arange({1}.shape[0]), {0}.shape[0])", idx.shape[:1]
     return Built({"index": index}, (TensorType(shape + (w.shape[1],), w.dtype),))
 
 
@@ -248,7 +260,7 @@ def _conv(spatial):
         numel = sympy.Mul(*weight_shape)
         attrs = {
             "x": prep,
-            "weight": f"torch.linspace(-1.0, 1.0, {numel}, dtype={{0}}.dtype)"
+            "weight": f"(torch.arange({numel}, dtype={{0}}.dtype) / {numel} - 0.5)"
             f".reshape{weight_shape}",
             "stride": stride,
             "padding": padding,
@@ -258,25 +270,27 @@ def _conv(spatial):
     return build
 
 
-def _interpolate(modes):
+def _interpolate(mode, spatials):
+    """F.interpolate in `mode` over 1 or 2 spatial dims (drawn from `spatials` where the
+    operand has them), by a scale factor or an output size of 2 or 4 times the input."""
+
     def build(types, syms, pick):
         (t,) = types
-        two = t.rank >= 2 and syms.at_least_one(t.shape[-2])
-        spatial = pick.pick((1, 2)) if two else 1
+        fits = [n for n in spatials if _spatial_ok(n)(t, syms)]
+        spatial = pick.pick(fits)
         prep, n = _batched(t, spatial)
         dims = _spatial_dims(t, spatial)
         factor = pick.pick((2, 4))
         if pick.flag():
             how = f"scale_factor={float(factor)}"
         else:
-            sizes = [f"{{0}}.shape[{i - spatial}] * {factor}" for i in range(spatial)]
+            sizes = [f"{{0}}.shape[{i}] * {factor}" for i in range(-spatial, 0)]
+            sizes = [str(factor)] * (spatial - t.rank) + sizes[max(0, spatial - t.rank) :]
             how = "size=(" + ", ".join(sizes) + ",)"
-        mode = modes[spatial]
         if mode != "nearest":
             how += f", align_corners={pick.flag()}"
         out = (n, ONE) + tuple(d * factor for d in dims)
-        attrs = {"x": prep, "mode": repr(mode), "how": how}
-        return Built(attrs, (TensorType(out, t.dtype),))
+        return Built({"x": prep, "mode": repr(mode), "how": how}, (TensorType(out, t.dtype),))
 
     return build
 
@@ -309,7 +323,7 @@ OPS = (
     _op(
         "linear_bias",
         "matmul",
-        "{out} = F.linear({0}, {1}, {2})",
+        "{out} = F.linear({0}, {1}, {bias})",
         _linear_bias_operands,
         _linear_bias,
         F_IMPORT,
@@ -333,15 +347,26 @@ OPS = (
         "spatial",
         INTERPOLATE,
         unary(_spatial_ok(1)),
-        _interpolate({1: "nearest", 2: "nearest"}),
+        _interpolate("nearest", (1, 2)),
         F_IMPORT,
     ),
     _op(
+        "interpolate_bilinear",
+        "spatial",
+        INTERPOLATE,
+        unary(_spatial_ok(2)),
+        _interpolate("bilinear", (2,)),
+        F_IMPORT,
+    ),
+    OpSpec(
         "interpolate_linear",
         "spatial",
         INTERPOLATE,
         unary(_spatial_ok(1)),
-        _interpolate({1: "linear", 2: "bilinear"}),
-        F_IMPORT,
+        _interpolate("linear", (1,)),
+        # Thunder 0.2.6: "NotImplementedError: only modes 'nearest', 'nearest-exact' and
+        # 'bilinear' are supported at the moment, but got mode='linear'".
+        lanes=frozenset({"exir"}),
+        imports=F_IMPORT,
     ),
 )

@@ -287,7 +287,9 @@ def _interpolate(mode, spatials):
             sizes = [f"{{0}}.shape[{i}] * {factor}" for i in range(-spatial, 0)]
             sizes = [str(factor)] * (spatial - t.rank) + sizes[max(0, spatial - t.rank) :]
             how = "size=(" + ", ".join(sizes) + ",)"
-        if mode != "nearest":
+        if mode == "linear":
+            # Not for bilinear: Thunder 0.2.6 refuses any explicit align_corners there
+            # ("NotImplementedError: Thunder does not yet support 'align_corners'.").
             how += f", align_corners={pick.flag()}"
         out = (n, ONE) + tuple(d * factor for d in dims)
         return Built({"x": prep, "mode": repr(mode), "how": how}, (TensorType(out, t.dtype),))

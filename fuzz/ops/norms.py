@@ -6,8 +6,11 @@ empty dims (softmax of an empty dim is empty; the norms of an empty group are em
 so none avoids them. The normalized shape of layer_norm and rms_norm is read from the
 operand (`x.shape[-2:]`), so it is symbolic where the operand's sizes are; group_norm's
 groups divide the channel dim: any divisor of a static channel count, 1 for a dynamic
-one. `F.dropout(x, p, training=False)` is the identity and returns `x` itself (an
-alias), which is what a compiler must keep.
+one. group_norm is called as `torch.group_norm` (the ATen op): `F.group_norm` refuses
+one value per group ("Expected more than 1 value per channel when training") even in
+eval, where the aten op normalizes it to 0; sizes of 1 are common here.
+`F.dropout(x, p, training=False)` is the identity and returns `x` itself (an alias),
+which is what a compiler must keep.
 """
 
 from __future__ import annotations
@@ -71,7 +74,9 @@ OPS = (
         _last_dims,
     ),
     _op("rms_norm", "{out} = F.rms_norm({0}, {0}.shape[-{k}:], eps={eps})", _ranked(1), _last_dims),
-    _op("group_norm", "{out} = F.group_norm({0}, {groups}, eps={eps})", _ranked(2), _group_norm),
+    _op(
+        "group_norm", "{out} = torch.group_norm({0}, {groups}, eps={eps})", _ranked(2), _group_norm
+    ),
     _op(
         "dropout_eval",
         "{out} = F.dropout({0}, p={p}, training=False)",

@@ -288,9 +288,12 @@ def _interpolate(mode, spatials):
             sizes = [str(factor)] * (spatial - t.rank) + sizes[max(0, spatial - t.rank) :]
             how = "size=(" + ", ".join(sizes) + ",)"
         if mode == "linear":
-            # Not for bilinear: Thunder 0.2.6 refuses any explicit align_corners there
+            # align_corners=False only: with True and dynamic sizes, the decomposition
+            # computes its scale with `sym_float`, which ExecuTorch 1.5.1's edge verifier
+            # refuses at to_edge (`assert op.__name__ in ("alloc",)`, AssertionError).
+            # Not given to bilinear: Thunder 0.2.6 refuses any explicit align_corners
             # ("NotImplementedError: Thunder does not yet support 'align_corners'.").
-            how += f", align_corners={pick.flag()}"
+            how += ", align_corners=False"
         out = (n, ONE) + tuple(d * factor for d in dims)
         return Built({"x": prep, "mode": repr(mode), "how": how}, (TensorType(out, t.dtype),))
 
@@ -352,13 +355,18 @@ OPS = (
         _interpolate("nearest", (1, 2)),
         F_IMPORT,
     ),
-    _op(
+    OpSpec(
         "interpolate_bilinear",
         "spatial",
         INTERPOLATE,
         unary(_spatial_ok(2)),
         _interpolate("bilinear", (2,)),
-        F_IMPORT,
+        # Thunder 0.2.6 under symbolic values, by scale_factor or size alike: "ValueError:
+        # [FloatProxy name=f34, value=0.5, ...] had an unexpected type <class
+        # 'thunder.core.proxies.FloatProxy'>. Supported types are (<class
+        # 'thunder.core.proxies.TensorProxy'>, ...)".
+        lanes=frozenset({"exir"}),
+        imports=F_IMPORT,
     ),
     OpSpec(
         "interpolate_linear",

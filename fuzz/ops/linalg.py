@@ -11,7 +11,8 @@ The spatial ops flatten the operand's leading dims into the batch and add one ch
 so the weights have static channel counts (built in the template from `torch.arange`,
 a fixed-shape tensor) while the batch and spatial sizes change between calls. A kernel
 is never larger than the smallest size its spatial dim takes at any call, and interpolate
-only meets spatial dims that are never empty (eager refuses an empty one). Interpolation
+only meets operands that are never empty (eager refuses an empty spatial dim, Thunder an
+empty batch too). Interpolation
 scales are 2 or 4 (exact in binary), so the nearest source index is never a rounding
 question.
 
@@ -236,14 +237,14 @@ def _spatial_dims(t, spatial):
     return ((ONE,) * spatial + tuple(t.shape))[-spatial:]
 
 
-def _spatial_ok(spatial, smallest=1):
+def _spatial_ok(spatial, whole=False):
+    """Float operands whose `spatial` last dims are never empty; with `whole`, no dim is
+    ever empty (interpolate: Thunder 0.2.6 refuses an empty batch that eager accepts,
+    "RuntimeError: Expected a.numel=... to be greater than 0")."""
+
     def accept(t, syms):
-        dims = _spatial_dims(t, spatial)
-        return (
-            float_typed(t, syms)
-            and t.rank >= 1
-            and all(syms.at_least_one(d) and syms.range(d)[0] >= smallest for d in dims)
-        )
+        dims = t.shape if whole else _spatial_dims(t, spatial)
+        return float_typed(t, syms) and t.rank >= 1 and all(syms.at_least_one(d) for d in dims)
 
     return accept
 
@@ -276,7 +277,7 @@ def _interpolate(mode, spatials):
 
     def build(types, syms, pick):
         (t,) = types
-        fits = [n for n in spatials if _spatial_ok(n)(t, syms)]
+        fits = [n for n in spatials if _spatial_ok(n, whole=True)(t, syms)]
         spatial = pick.pick(fits)
         prep, n = _batched(t, spatial)
         dims = _spatial_dims(t, spatial)
@@ -351,7 +352,7 @@ OPS = (
         "interpolate_nearest",
         "spatial",
         INTERPOLATE,
-        unary(_spatial_ok(1)),
+        unary(_spatial_ok(1, whole=True)),
         _interpolate("nearest", (1, 2)),
         F_IMPORT,
     ),
@@ -359,7 +360,7 @@ OPS = (
         "interpolate_bilinear",
         "spatial",
         INTERPOLATE,
-        unary(_spatial_ok(2)),
+        unary(_spatial_ok(2, whole=True)),
         _interpolate("bilinear", (2,)),
         # Thunder 0.2.6 under symbolic values, by scale_factor or size alike: "ValueError:
         # [FloatProxy name=f34, value=0.5, ...] had an unexpected type <class
@@ -372,7 +373,7 @@ OPS = (
         "interpolate_linear",
         "spatial",
         INTERPOLATE,
-        unary(_spatial_ok(1)),
+        unary(_spatial_ok(1, whole=True)),
         _interpolate("linear", (1,)),
         # Thunder 0.2.6: "NotImplementedError: only modes 'nearest', 'nearest-exact' and
         # 'bilinear' are supported at the moment, but got mode='linear'".

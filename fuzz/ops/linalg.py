@@ -282,7 +282,10 @@ def _interpolate(mode, spatials):
         prep, n = _batched(t, spatial)
         dims = _spatial_dims(t, spatial)
         factor = pick.pick((2, 4))
-        if pick.flag():
+        # Not 1-D nearest by scale_factor: its decomposition computes the scale with
+        # `sym_float`, which ExecuTorch 1.5.1's edge verifier refuses at to_edge on
+        # dynamic sizes (`assert op.__name__ in ("alloc",)`, AssertionError).
+        if pick.flag() and (mode, spatial) != ("nearest", 1):
             how = f"scale_factor={float(factor)}"
         else:
             sizes = [f"{{0}}.shape[{i}] * {factor}" for i in range(-spatial, 0)]

@@ -10,10 +10,13 @@ error) only reduce dims that are never empty. var/std use `correction=1` only wh
 reduced elements number at least two at every call (one element gives nan), else
 `correction=0`.
 
-ExecuTorch 1.5.1's max-like kernels abort the whole process on an empty operand even
-when the reduced dim is not empty (corpus/executorch_amax_empty_abort.py, for amax); the
-max-like ops here (amin, argmax, argmin and the multi-dim amax/amin) take the same care as
-reductions.py's amax (`never_empty`: the whole operand is non-empty at every call).
+ExecuTorch 1.5.1's amax kernel aborts the whole process on an empty operand even when
+the reduced dim is not empty (corpus/executorch_amax_empty_abort.py), and so does amin
+(the same `MapReduceOverDimListPlan` assert, "Input tensor must be nonempty", SIGABRT on
+`torch.amin(x, dim=0)` of a (1, 0) tensor): amin and the multi-dim amax/amin take the
+same care as reductions.py's amax (`never_empty`: the whole operand is non-empty at
+every call). argmax/argmin over a non-empty dim of an empty tensor run in both lanes, so
+they only avoid empty reduced dims; with no dim (`argmax_all`) eager needs an element.
 
 No ties decide an index: argmax/argmin take float operands only, and where several
 elements are maximal torch documents that the first one's index is returned, so even a
@@ -212,7 +215,6 @@ SINGLE = (
         dtypes.FLOATS,
         empty_ok=False,
         result=_index,
-        never_empty=True,
     ),
     _single(
         "argmin",
@@ -221,7 +223,6 @@ SINGLE = (
         dtypes.FLOATS,
         empty_ok=False,
         result=_index,
-        never_empty=True,
     ),
     _single(
         "logsumexp",

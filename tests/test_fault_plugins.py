@@ -175,6 +175,17 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "thunder.wrong-result",
     ),
+    "logsumexp_squeeze_first": (
+        "exir",
+        """
+        def program(x):
+            return (torch.logsumexp(x, dim=(0, 2)),)
+
+        def calls():
+            return [(torch.randn(3, 4, 5),)]
+        """,
+        "exir.runtime-result",
+    ),
 }
 
 

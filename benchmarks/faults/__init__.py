@@ -95,4 +95,11 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "the lowering of flip copies its input unchanged when any (not all) flipped dim has size 1",
         "thunder/executors/torchex.py: _flip_transform (the torch executor's lowering of flip)",
     ),
+    "logsumexp_squeeze_first": (
+        "benchmarks.faults.logsumexp_squeeze_first",
+        "exir",
+        "the logsumexp decomposition squeezes only the first of several reduced dims of the "
+        "max (keepdim=False): the add broadcasts the result to a wrong shape",
+        "torch/_decomp decomposition_table[aten.logsumexp.default] (torch._refs.logsumexp)",
+    ),
 }

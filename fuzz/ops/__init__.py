@@ -14,9 +14,12 @@ from fuzz.ops import (
     indexing,
     inplace,
     layout,
+    linalg,
     math,
+    norms,
     numbers,
     reductions,
+    reductions_multi,
     shapes,
     sorting,
     views,
@@ -38,6 +41,9 @@ CATALOGUE: tuple[OpSpec, ...] = (
     + indexing.OPS
     + sorting.OPS
     + shapes.OPS
+    + reductions_multi.OPS
+    + norms.OPS
+    + linalg.OPS
 )
 BY_NAME: dict[str, OpSpec] = {op.name: op for op in CATALOGUE}
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(op.family for op in CATALOGUE))

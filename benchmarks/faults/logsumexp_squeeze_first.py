@@ -1,0 +1,58 @@
+"""Fault: torch's `logsumexp` decomposition squeezes only the first reduced dim of the max.
+
+Where: `torch._decomp.decomposition_table[aten.logsumexp.default]` (the `torch._refs`
+decomposition, in the core ATen decompositions that `to_edge`'s `run_decompositions`
+applies, so EXIR lowers `logsumexp` through it).
+
+What: the decomposition computes `log(sum(exp(x - max))) + max`, with the max taken
+with `keepdim=True` and squeezed afterwards when `keepdim=False`. The faulty version
+squeezes `dim[0]` only, as code written when `logsumexp` took one int dim would. With
+one reduced dim nothing changes; with several and `keepdim=False`, the max keeps the
+other reduced dims as size-1 dims and the final add broadcasts the result against them:
+`logsumexp(x, dim=(0, 2))` of a `(3, 4, 5)` tensor is `(4, 4)` instead of `(4,)` (a
+wrong shape and wrong values: `exir.runtime-result`, or `exir.crash` when a later op
+rejects the shape).
+
+Why realistic: `torch.squeeze` took a single int dim until torch 2.0; a decomposition
+ported from then and generalised to a tuple of reduced dims for the sum and the max but
+not for the squeeze is an easy slip, and single-dim and keepdim calls never show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+from torch._decomp import decomposition_table
+
+from benchmarks.faults._patch import Patches
+
+_patches = Patches(__name__)
+_aten = torch.ops.aten
+_KEY = _aten.logsumexp.default
+
+
+def _logsumexp(self, dim, keepdim=False):
+    dims = tuple(dim) if isinstance(dim, Iterable) else (dim,)
+    if keepdim or len(dims) < 2 or not self.dtype.is_floating_point or self.numel() == 0:
+        return _original(self, dim, keepdim)
+    maxes = torch.amax(self, dims, keepdim=True)
+    maxes = torch.masked_fill(maxes, maxes.abs() == float("inf"), 0)
+    maxes_squeezed = torch.squeeze(maxes, dims[0])  # faulty: only the first reduced dim
+    result = torch.sum(torch.exp(self - maxes), dims, keepdim)
+    return result.log().add(maxes_squeezed)
+
+
+_original = decomposition_table[_KEY]
+
+
+def install() -> None:
+    if not _patches.installed:
+        _patches.set(decomposition_table, _KEY, _logsumexp, item=True)
+
+
+def uninstall() -> None:
+    _patches.uninstall()
+
+
+install()

@@ -41,7 +41,8 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # What identifies this bug in a divergence of any program (fuzz/known.py): an integer
 # (exact-dtype) result that differs, in a program with either remainder overload (the
 # Tensor form for `torch.remainder(a, b)` and `a % b`, the Scalar form for a number
-# divisor). Float remainder is right, so a divergence with a tolerance is not matched.
+# divisor). Float remainder is right, so a divergence with a tolerance is not matched. No
+# dtypes fact: an integer operand made inside the program (`(x > 0).long()`) shows it too.
 MATCHES = (
     {
         "kind": "exir.runtime-result",

@@ -22,6 +22,7 @@ from fuzz.prepare import all_fixes_on
 
 INDEX = CorpusIndex.of([DirectoryCorpus(Path(__file__).resolve().parents[1] / "corpus")])
 
+# "case" or "case:form" (a second form of one case's bug) -> (lane, program source).
 VARIANTS = {
     # Disjoint views of one base, as row blocks instead of column blocks, through mul_.
     "thunder_disjoint_views_inplace": (
@@ -84,14 +85,59 @@ VARIANTS = {
             return [(torch.tensor([1.0, 2.0, 3.0, 4.0]),)]
         """,
     ),
+    # Integer remainder with operands of opposite signs, `%` of two tensors broadcast.
+    "executorch_remainder_int_sign": (
+        "exir",
+        """
+        def program(a, b):
+            return ((a + 1) % b,)
+
+        def calls():
+            return [(torch.tensor([[-5], [2]]), torch.tensor([3, -4, 2]))]
+        """,
+    ),
+    # The Scalar overload: `torch.remainder` of an int32 tensor by a negative number.
+    "executorch_remainder_int_sign:scalar": (
+        "exir",
+        """
+        def program(x):
+            return (x * 2, torch.remainder(x, -3))
+
+        def calls():
+            return [(torch.tensor([[1, -1], [4, 7]], dtype=torch.int32),)]
+        """,
+    ),
+    # The Scalar overload through `%` with a positive divisor and negative dividends.
+    "executorch_remainder_int_sign:mod-number": (
+        "exir",
+        """
+        def program(x):
+            return (x.sum(0) % 5,)
+
+        def calls():
+            return [(torch.tensor([[-3, 2, -9], [1, -1, 0]]),)]
+        """,
+    ),
+    # Float inputs only: the int64 dividend is made in the program.
+    "executorch_remainder_int_sign:cast": (
+        "exir",
+        """
+        def program(x):
+            return (torch.remainder((x * 3).long(), 4),)
+
+        def calls():
+            return [(torch.tensor([-1.5, 2.0, -0.4, 1.0]),)]
+        """,
+    ),
 }
 
 
-@pytest.mark.parametrize("registered", sorted(VARIANTS))
-def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(registered):
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(variant):
     if not all_fixes_on():
         pytest.skip("the registry is written for the fixed stacks")
-    lane, body = VARIANTS[registered]
+    lane, body = VARIANTS[variant]
+    registered = variant.partition(":")[0]
     source = "import torch\n\n" + textwrap.dedent(body) + f"\nLANES = ({lane!r},)\n"
     case = case_from_source(source, f"variant_of_{registered}")
     outcome = run_lane(case, lane, "cpu", index=INDEX)

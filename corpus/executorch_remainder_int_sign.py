@@ -1,0 +1,60 @@
+"""Known upstream bug (ExecuTorch 1.5.1 runtime): integer `remainder` takes the sign of the
+dividend (C's `%`) instead of the divisor's, so it is wrong whenever the signs differ.
+
+`torch.remainder(a, b)` of int64 `a = [-4, 3]`, `b = [3, -2]` is `[2, -1]` in eager (a
+Python modulus: the result has the sign of `b`); the ExecuTorch runtime returns `[-1, 1]`,
+the truncated remainder that `torch.fmod` gives. The edge program is right (one
+`aten.remainder.Tensor` node on int64, as exported); the fault is in the portable kernel.
+kernels/portable/cpu/op_remainder.cpp computes every element with
+`utils::remainder_override(val_a, val_b)` (line 70 in `remainder_Tensor_out`, line 138
+in `remainder_Scalar_out`), and kernels/portable/cpu/util/math_util.h has two overloads
+of it (same lines on v1.4.1 and on main): the floating-point one (lines 201-211) takes
+`std::fmod` and adds `b` when exactly one of `a`, `b` is negative and the result is not
+zero, as the comment above it (lines 191-199) says ATen requires; the integral one (lines
+213-218) is `return a % b;`, C's truncated remainder, without that correction (so since
+math_util.h was added by pytorch/executorch#1927). Every integer dtype is affected (int32
+too), both overloads (`x % -3` and `torch.remainder(x, 3)` with a negative x are
+`remainder.Scalar`, `a % b` is `remainder.Tensor`), broadcast or not. Right at the same
+sign corners: float32 remainder, int64 `torch.fmod` (Tensor and Scalar: it is meant to
+truncate), int64 floor division (`torch.div(..., rounding_mode="floor")` and `//`, which
+use the corrected `floor_divide`) and trunc division. (float64 remainder has the right
+sign but float32 precision, another fault of the floating overload: it keeps the fmod in
+a `float`; `remainder(-99999999.7, 1e8)` is 0.3 in eager, 0.0 at runtime.) Found by a
+helper probing the math op family (fuzz/ops/math.py: remainder, remainder_number,
+mod_number) on the EXIR lane.
+"""
+
+import torch
+
+
+def program(a, b):
+    return (torch.remainder(a, b),)
+
+
+def calls():
+    return [(torch.tensor([-4, 3]), torch.tensor([3, -2]))]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.runtime-result",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
+# What identifies this bug in a divergence of any program (fuzz/known.py): an integer
+# (exact-dtype) result that differs, in a program with either remainder overload (the
+# Tensor form for `torch.remainder(a, b)` and `a % b`, the Scalar form for a number
+# divisor). Float remainder is right, so a divergence with a tolerance is not matched. No
+# dtypes fact: an integer operand made inside the program (`(x > 0).long()`) shows it too.
+MATCHES = (
+    {
+        "kind": "exir.runtime-result",
+        "stage": "call",
+        "details": r"values differ \(exact dtype\)",
+        "facts": {"ops": "aten.remainder.*"},
+    },
+)
+# Searched the issue index for "executorch remainder negative integer wrong sign",
+# "portable kernel remainder_override integral a % b truncated modulo torch.remainder",
+# "ExecuTorch aten.remainder int64 result differs from eager modulo %" and "executorch
+# op_remainder portable remainder.Tensor_out remainder.Scalar_out": no upstream report
+# found (the nearest, pytorch/executorch#18401, is the Arm backend's quantized remainder).
+UPSTREAM = None
+CLASS = "bug"

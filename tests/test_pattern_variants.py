@@ -6,6 +6,9 @@ that case's bug (by its MATCHES, on the facts the lane observed), and as no othe
 A variant that is reported as new would cost a compiler engineer a morning on a known
 bug; the row-block form of the disjoint-views bug was reported as new while the pattern
 was a regex over how the harness rendered column blocks.
+
+A key is the case's name, or "<case>#<form>" where one bug shows in several forms (one
+variant per form, each recognised as that case's bug).
 """
 
 from __future__ import annotations
@@ -84,14 +87,26 @@ VARIANTS = {
             return [(torch.tensor([1.0, 2.0, 3.0, 4.0]),)]
         """,
     ),
+    # masked_fill of a bool intermediate (a comparison) with an int value, 2-d.
+    "thunder_masked_fill_bool_int": (
+        "thunder",
+        """
+        def program(x):
+            return ((x > 0).masked_fill(x < -0.5, 1), x + 1.0)
+
+        def calls():
+            return [(torch.tensor([[1.0, -1.0], [0.25, -0.25]]),)]
+        """,
+    ),
 }
 
 
-@pytest.mark.parametrize("registered", sorted(VARIANTS))
-def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(registered):
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(variant):
     if not all_fixes_on():
         pytest.skip("the registry is written for the fixed stacks")
-    lane, body = VARIANTS[registered]
+    lane, body = VARIANTS[variant]
+    registered = variant.partition("#")[0]
     source = "import torch\n\n" + textwrap.dedent(body) + f"\nLANES = ({lane!r},)\n"
     case = case_from_source(source, f"variant_of_{registered}")
     outcome = run_lane(case, lane, "cpu", index=INDEX)

@@ -98,6 +98,30 @@ VARIANTS = {
             return [(torch.tensor([[1.0, -1.0], [0.25, -0.25]]),)]
         """,
     ),
+    # repeat_interleave along a dim of size 1, with other ops around it: a view again.
+    "thunder_repeat_interleave_view": (
+        "thunder",
+        """
+        def program(x, y):
+            return (y * 2.0, x.repeat_interleave(3, dim=1))
+
+        def calls():
+            return [(torch.randn(2, 1), torch.randn(4))]
+        """,
+    ),
+    # An in-place op on repeat_interleave's result writes through to the caller's input.
+    "thunder_repeat_interleave_view#mutation": (
+        "thunder",
+        """
+        def program(x):
+            y = x.repeat_interleave(1, dim=1)
+            y.mul_(2.0)
+            return (y + 1.0,)
+
+        def calls():
+            return [(torch.randn(3, 2),)]
+        """,
+    ),
 }
 
 

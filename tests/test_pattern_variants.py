@@ -122,6 +122,51 @@ VARIANTS = {
             return [(torch.randn(3, 2),)]
         """,
     ),
+    # arange(0) traced as 0-d, met by Thunder's own tril on an empty last dim.
+    "thunder_arange_empty_zero_dim#tril": (
+        "thunder",
+        """
+        def program(x):
+            return (torch.tril(x * 2.0, 1),)
+
+        def calls():
+            return [(torch.randn(2, 3, 0),)]
+        """,
+    ),
+    # index_select on a dim that is empty in an intermediate (a split piece), not an input.
+    "thunder_arange_empty_zero_dim#take": (
+        "thunder",
+        """
+        def program(x):
+            a, b = torch.split(x, [2, 0], 1)
+            return (torch.index_select(b, 1, torch.arange(b.shape[1]).flip(0)), a + 1.0)
+
+        def calls():
+            return [(torch.randn(3, 2),)]
+        """,
+    ),
+    # index_put with an arange index on an empty dim.
+    "thunder_arange_empty_zero_dim#index_put": (
+        "thunder",
+        """
+        def program(x):
+            return (x.index_put((torch.arange(x.shape[0]),), x - 1.0, accumulate=True),)
+
+        def calls():
+            return [(torch.randn(0, 2, 2),)]
+        """,
+    ),
+    # diagonal of a matrix with an empty dim (Thunder's clang diagonal indexes with arange).
+    "thunder_arange_empty_zero_dim#diagonal": (
+        "thunder",
+        """
+        def program(x):
+            return (torch.diagonal(x, 0, 1, 0).exp(),)
+
+        def calls():
+            return [(torch.randn(4, 0),)]
+        """,
+    ),
 }
 
 

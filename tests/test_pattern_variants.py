@@ -6,6 +6,9 @@ that case's bug (by its MATCHES, on the facts the lane observed), and as no othe
 A variant that is reported as new would cost a compiler engineer a morning on a known
 bug; the row-block form of the disjoint-views bug was reported as new while the pattern
 was a regex over how the harness rendered column blocks.
+
+A key is the case's name, or "<case>:<form>" where one bug shows in several forms (one
+variant per form, each recognised as that case's bug).
 """
 
 from __future__ import annotations
@@ -127,6 +130,86 @@ VARIANTS = {
 
         def calls():
             return [(torch.tensor([-1.5, 2.0, -0.4, 1.0]),)]
+        """,
+    ),
+    # masked_fill of a bool intermediate (a comparison) with an int value, 2-d.
+    "thunder_masked_fill_bool_int": (
+        "thunder",
+        """
+        def program(x):
+            return ((x > 0).masked_fill(x < -0.5, 1), x + 1.0)
+
+        def calls():
+            return [(torch.tensor([[1.0, -1.0], [0.25, -0.25]]),)]
+        """,
+    ),
+    # repeat_interleave along a dim of size 1, with other ops around it: a view again.
+    "thunder_repeat_interleave_view": (
+        "thunder",
+        """
+        def program(x, y):
+            return (y * 2.0, x.repeat_interleave(3, dim=1))
+
+        def calls():
+            return [(torch.randn(2, 1), torch.randn(4))]
+        """,
+    ),
+    # An in-place op on repeat_interleave's result writes through to the caller's input.
+    "thunder_repeat_interleave_view:mutation": (
+        "thunder",
+        """
+        def program(x):
+            y = x.repeat_interleave(1, dim=1)
+            y.mul_(2.0)
+            return (y + 1.0,)
+
+        def calls():
+            return [(torch.randn(3, 2),)]
+        """,
+    ),
+    # arange(0) traced as 0-d, met by Thunder's own tril on an empty last dim.
+    "thunder_arange_empty_zero_dim:tril": (
+        "thunder",
+        """
+        def program(x):
+            return (torch.tril(x * 2.0, 1),)
+
+        def calls():
+            return [(torch.randn(2, 3, 0),)]
+        """,
+    ),
+    # index_select on a dim that is empty in an intermediate (a split piece), not an input.
+    "thunder_arange_empty_zero_dim:take": (
+        "thunder",
+        """
+        def program(x):
+            a, b = torch.split(x, [2, 0], 1)
+            return (torch.index_select(b, 1, torch.arange(b.shape[1]).flip(0)), a + 1.0)
+
+        def calls():
+            return [(torch.randn(3, 2),)]
+        """,
+    ),
+    # index_put with an arange index on an empty dim.
+    "thunder_arange_empty_zero_dim:index_put": (
+        "thunder",
+        """
+        def program(x):
+            return (x.index_put((torch.arange(x.shape[0]),), x - 1.0, accumulate=True),)
+
+        def calls():
+            return [(torch.randn(0, 2, 2),)]
+        """,
+    ),
+    # diagonal of a matrix with an empty dim (Thunder's clang diagonal indexes with arange).
+    "thunder_arange_empty_zero_dim:diagonal": (
+        "thunder",
+        """
+        def program(x):
+            return (torch.diagonal(x, 0, 1, 0).exp(),)
+
+        def calls():
+            return [(torch.randn(4, 0),)]
         """,
     ),
 }

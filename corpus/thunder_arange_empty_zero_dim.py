@@ -1,0 +1,75 @@
+"""Known upstream bug (Thunder 0.2.6, any cache): `torch.arange(0)` is traced as a 0-d tensor.
+
+`torch.arange(x.shape[0])[:, None]` with `x.shape[0] == 0` is a (0, 1) tensor in PyTorch.
+Thunder's `arange` is the `iota` prim, whose meta (thunder/core/prims.py, `_iota_meta`)
+sets `shape = () if length == 0 else (length,)`: the trace holds a 0-d tensor (one
+element) where eager has an empty 1-d one, and indexing it with `[:, None]` raises
+"IndexError: too many indices for tensor of dimension 0" (thunder.crash at call[0]; eager
+returns an empty (0, 1) tensor). The default cache fails the same way; fixes on or off
+alike. Patching `_iota_meta` to `(length,)` makes every form below run and agree with eager.
+
+Every op whose Thunder decomposition (or whose index, built with `arange` of a dim's size)
+meets `arange` of an empty dim fails, each with its own message:
+  * gather, take_along_dim, scatter, scatter_add with an index `arange(d)[:, None]...`:
+    "too many indices for tensor of dimension 0";
+  * index_select and advanced indexing `x[arange(d)]` (Thunder's `take` meta): "Attempting
+    to index a 0-length dimension {dim=} with a non-empty index" (sic: no f-string);
+  * index_put (Thunder's clang `index_put` expands the values to the index's shape):
+    "expand: the requested shape has too few dimensions!";
+  * tril/triu on an empty last dim: Thunder's own decomposition builds its mask from
+    `arange(ncols).unsqueeze(-2)`: "Dimension out of range (expected to be in range of
+    [-1, 0], but got -2)" (an empty row dim passes by luck: `unsqueeze(-1)` of a 0-d
+    tensor is valid, and the mask broadcasts);
+  * diagonal with a diagonal of length 0 (clang `diagonal` indexes with two `arange`s):
+    the `take` message above;
+  * `arange(0).view(0, 1)`: "Attempting to reshape a.shape=() to shape=(0, 1)".
+`arange(0)` used elementwise, reduced or returned runs: the executed `torch.arange` is
+right, only the trace's shape is wrong. Main (checked 2026-01-29) has the same `_iota_meta`.
+Found by the generator's indexing and shape ops (fuzz/ops/indexing.py, shapes.py) on
+inputs with an empty dim.
+"""
+
+import torch
+
+
+def program(x):
+    return (torch.arange(x.shape[0])[:, None],)
+
+
+def calls():
+    return [(torch.randn(0, 3),)]
+
+
+LANES = ("thunder",)
+EXPECT = ("thunder.crash",)
+VERSIONS = {"torch": "2.13.0", "lightning-thunder": "0.2.6"}  # the stack EXPECT was registered on
+# What identifies this bug in a divergence of any program (fuzz/known.py): the messages of
+# a tensor traced as 0-d (or one element) where eager has an empty 1-d one. The empty dim
+# may come from an input or from an intermediate (a split piece), so no `sizes` fact.
+MATCHES = (
+    {"kind": "thunder.crash", "details": r"too many indices for tensor of dimension 0"},
+    {
+        "kind": "thunder.crash",
+        "details": r"Attempting to index a 0-length dimension .* with a non-empty index",
+    },
+    {
+        "kind": "thunder.crash",
+        "details": r"Dimension out of range \(expected to be in range of \[-1, 0\], but got",
+    },
+    {
+        "kind": "thunder.crash",
+        "details": r"expand: the requested shape has too few dimensions",
+        "facts": {"at": "*index_put*"},
+    },
+    {
+        "kind": "thunder.crash",
+        "details": r"Attempting to reshape \w+\.shape=\(\) to shape=\([^)]*\b0\b",
+    },
+)
+# Searched the issue index for "thunder arange length 0 shape () iota empty tensor",
+# "_iota_meta shape = () if length == 0", "torch.arange(0) returns 0-dim tensor",
+# "Attempting to index a 0-length dimension with a non-empty index" and "thunder tril triu
+# empty tensor Dimension out of range": no upstream report found (the nearest,
+# Lightning-AI/lightning-thunder#2738, asks for symbolic bounds in arange).
+UPSTREAM = None
+CLASS = "bug"

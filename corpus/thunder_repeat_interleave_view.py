@@ -1,0 +1,52 @@
+"""Known upstream bug (Thunder 0.2.6, any cache): `repeat_interleave` can alias its input.
+
+`x.repeat_interleave(1, dim=0)` always returns a new tensor in PyTorch. Thunder decomposes
+`repeat_interleave` with int repeats (thunder/torch/__init__.py, `repeat_interleave`) into
+`unsqueeze(dim + 1) -> expand -> reshape`, and the torch executor runs that `reshape` as
+`torch.reshape`, which returns a view whenever the expanded tensor's strides allow it:
+when the repeat count is 1, or when the repeated dim has size 1 (`(1, 3)` repeated twice
+along dim 0, `(2, 1)` along dim 1; `dim=None` on one element or with 1 repeat). Thunder's
+output then shares storage with its input (thunder.aliasing at call[0]: "storage sharing
+differs from eager: missing [], unexpected [(('out', 0), ('in', 0))]"; the default cache
+gives the same). Writing to that result writes through to the caller's tensor:
+`y = x.repeat_interleave(1, dim=0); y.add_(1)` changes `x` (thunder.aliasing, "(mutation)"),
+and an in-place op on a size-1 dim repeated raises torch's "unsupported operation: more
+than one element of the written-to tensor refers to a single memory location" (the lane
+counts that as unsupported, not as a divergence). `repeat` and `tile` copy as eager does.
+Main (checked 2026-01-29) has the same decomposition. Found by the generator's
+`repeat_interleave` op (fuzz/ops/sorting.py); fixes on or off alike.
+"""
+
+import torch
+
+
+def program(x):
+    return (x.repeat_interleave(1, dim=0),)
+
+
+def calls():
+    return [(torch.randn(2, 3),)]
+
+
+LANES = ("thunder",)
+EXPECT = ("thunder.aliasing",)
+VERSIONS = {"torch": "2.13.0", "lightning-thunder": "0.2.6"}  # the stack EXPECT was registered on
+# What identifies this bug in a divergence of any program (fuzz/known.py): in a program
+# with repeat_interleave, an output shares storage with an input where eager's does not,
+# or an in-place op after it changes an input.
+MATCHES = (
+    {
+        "kind": "thunder.aliasing",
+        "details": r"unexpected \[.*\('out', \d+\), \('in', \d+\)\)",
+        "facts": {"ops": "*repeat_interleave"},
+    },
+    {
+        "kind": "thunder.aliasing",
+        "details": r"\(mutation\)",
+        "facts": {"ops": ["*repeat_interleave", "torch.Tensor.*_"]},
+    },
+)
+# Searched the issue index for "thunder repeat_interleave", "thunder repeat_interleave
+# output aliases input view expand reshape": no upstream report found.
+UPSTREAM = None
+CLASS = "bug"

@@ -11,8 +11,8 @@ differs from eager: missing [], unexpected [(('out', 0), ('in', 0))]"; the defau
 gives the same). Writing to that result writes through to the caller's tensor:
 `y = x.repeat_interleave(1, dim=0); y.add_(1)` changes `x` (thunder.aliasing, "(mutation)"),
 and an in-place op on a size-1 dim repeated raises torch's "unsupported operation: more
-than one element of the written-to tensor refers to a single memory location" (the lane
-counts that as unsupported, not as a divergence). `repeat` and `tile` copy as eager does.
+than one element of the written-to tensor refers to a single memory location" where eager
+wrote into a fresh tensor (thunder.crash). `repeat` and `tile` copy as eager does.
 Main (checked 2026-01-29) has the same decomposition. Found by the generator's
 `repeat_interleave` op (fuzz/ops/sorting.py); fixes on or off alike.
 """
@@ -44,6 +44,12 @@ MATCHES = (
         "kind": "thunder.aliasing",
         "details": r"\(mutation\)",
         "facts": {"ops": ["*repeat_interleave", "torch.Tensor.*_"]},
+    },
+    {
+        "kind": "thunder.crash",
+        "details": r"more than one element of the written-to tensor",
+        # Thunder raised while running its trace: no ops fact; the program has both.
+        "source": r"repeat_interleave\([\s\S]*\.\w+_\(",
     },
 )
 # Searched the issue index for "thunder repeat_interleave", "thunder repeat_interleave

@@ -167,6 +167,19 @@ VARIANTS = {
             return [(torch.randn(3, 2),)]
         """,
     ),
+    # An in-place op on a size-1 dim repeated: Thunder's expanded view refuses the write.
+    "thunder_repeat_interleave_view:overlap": (
+        "thunder",
+        """
+        def program(x):
+            y = x.repeat_interleave(3, dim=1)
+            y.add_(1.0)
+            return (y * 2.0,)
+
+        def calls():
+            return [(torch.randn(2, 1),)]
+        """,
+    ),
     # arange(0) traced as 0-d, met by Thunder's own tril on an empty last dim.
     "thunder_arange_empty_zero_dim:tril": (
         "thunder",

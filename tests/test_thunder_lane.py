@@ -312,3 +312,18 @@ def test_strides_do_not_change_a_fresh_trace(layout):
             ]
         )
     assert traces[0] == traces[1]
+
+
+def test_an_overlapping_write_is_a_crash_not_a_refusal():
+    """Thunder's own refusals are counted skips; torch's error for an in-place write into
+    an expanded tensor Thunder handed back (eager wrote into a fresh one) is not one."""
+    from fuzz.backends.thunder.lane import refused
+
+    assert refused("NotImplementedError: Thunder does not yet support 'align_corners'.")
+    assert refused("RuntimeError: clamp is not supported for boolean type")
+    overlap = (
+        "RuntimeError: unsupported operation: more than one element of the written-to "
+        "tensor refers to a single memory location. Please clone() the tensor before "
+        "performing the operation."
+    )
+    assert not refused(overlap)

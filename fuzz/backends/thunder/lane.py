@@ -67,6 +67,7 @@ def refused(error: str) -> bool:
     """Whether Thunder's error says it does not support something (a counted skip)."""
     return bool(UNSUPPORTED.search(error)) and not NOT_A_REFUSAL.search(error)
 
+
 SYMBOLIC = "symbolic values"
 CACHE_FIX = "thunder-symbolic-cache"  # fixes/thunder_symbolic_cache: Thunder #1525
 

@@ -322,3 +322,25 @@ def test_replay_json_names_no_known_bug_for_a_new_divergence(tmp_path):
     assert result["status"] == "divergence" and result["divergences"]
     assert all(d["known_as"] == [] for d in result["divergences"])
     assert doc["corpus"] == [str(CORPUS)] and proc.returncode == 1
+
+
+def test_the_note_says_whether_fixes_off_kinds_are_expects():
+    """With a fix off, EXPECT's kinds are a divergence (EXPECT is judged with every fix
+    on); the note must not claim they differ from EXPECT when they are the same."""
+    from fuzz.case import case_from_source
+    from fuzz.outcome import _finish
+
+    case = case_from_source(
+        "import torch\n\ndef program(x):\n    return (x,)\n\ndef calls():\n"
+        "    return [(torch.ones(1),)]\n\nLANES = ('thunder',)\n"
+        "EXPECT = ('thunder.crash',)\n",
+        "expects_a_crash",
+    )
+
+    def note(kinds, fixes_on):
+        out = Outcome(case.name, case.where, "thunder", "cpu", "pass", expect=list(case.expect))
+        return _finish(out, case, "thunder", kinds, fixes_on).note
+
+    assert "are EXPECT's" in note({"thunder.crash"}, fixes_on=False)
+    assert "differ from EXPECT" in note({"thunder.wrong-result"}, fixes_on=False)
+    assert note({"thunder.crash"}, fixes_on=True) == ""  # expected: no note

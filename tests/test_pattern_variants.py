@@ -225,6 +225,29 @@ VARIANTS = {
             return [(torch.randn(4, 0),)]
         """,
     ),
+    # softmax of an empty intermediate (the input is not empty), through F.softmax.
+    "thunder_softmax_empty_dim_symbolic": (
+        "thunder",
+        """
+        def program(x):
+            v = x[2:] + 1.0
+            return (torch.nn.functional.softmax(v, dim=0),)
+
+        def calls():
+            return [(torch.randn(2, 3),)]
+        """,
+    ),
+    # logsumexp itself over an empty last dim (log_softmax's root cause).
+    "thunder_log_softmax_empty_dim": (
+        "thunder",
+        """
+        def program(x):
+            return (torch.logsumexp(x * 2.0, dim=1),)
+
+        def calls():
+            return [(torch.randn(2, 0),)]
+        """,
+    ),
 }
 
 

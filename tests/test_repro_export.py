@@ -73,6 +73,25 @@ def test_scripts_embed_the_program_and_calls_of_the_case_verbatim(exported):
         compile(script, str(path), "exec")  # and the script is valid Python
 
 
+def _bound_by_imports(source: str) -> set[str]:
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def test_scripts_bind_every_name_their_case_imports(exported):
+    """`import torch.nn.functional as F` in a case (every generated program with an F op)
+    binds F in its script: without it eager and the stack raise the same NameError, and
+    the script says OK where the case diverges."""
+    for path in CASES:
+        wanted = _bound_by_imports(path.read_text()) - {"fuzz", "fixes"}
+        script = (exported[path.stem].folder / "repro.py").read_text()
+        missing = wanted - _bound_by_imports(script)
+        assert not missing, f"{path.stem}: the script does not bind {missing}"
+
+
 def test_issue_md_has_title_versions_repro_expected_actual_cause_and_links(exported):
     torch_version = importlib.metadata.version("torch")
     for path in CASES:

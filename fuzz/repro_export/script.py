@@ -111,9 +111,13 @@ def case_code(source: str) -> tuple[str, list[str]]:
         if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the docstring: it goes into ISSUE.md and the script's header
         if isinstance(node, ast.Import) and all(
-            a.name.split(".")[0] in ("fuzz", "fixes", "torch") for a in node.names
+            a.name.split(".")[0] in ("fuzz", "fixes") or (a.name == "torch" and not a.asname)
+            for a in node.names
         ):
-            continue  # torch is imported by the script's header; the harness never
+            # torch is imported by the script's header, the harness never; an alias of a
+            # torch module (`import torch.nn.functional as F`) stays: the header binds
+            # no `F`, and without it eager and the stack both raise NameError alike.
+            continue
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
             "fuzz",
             "fixes",

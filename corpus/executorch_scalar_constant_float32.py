@@ -12,14 +12,14 @@ pass then casts that constant to float64 (`dim_order_ops._to_dim_order_copy` of 
 the .pte stores the float32 tensor. The edge program departs from the ATen program at
 the op itself (its `origin` fact), the runtime kernels are right. Affected: the Tensor
 overloads a number reaches after export, `add`, `sub` (and `rsub`, which becomes `sub`),
-`mul`, `div`, `div` with a rounding mode (`x // 10.1` is 0.0 at runtime for
-x = 10.1, 1.0 in eager), `where` with a number branch, and `full_like(x, c) - c`. The
-error is the number's float32 rounding, at most 6e-8 relative, so a lone `x * c` stays
-inside the float64 tolerance; it shows when a result cancels (`x - c`), crosses an
-integer (`//`) or is amplified later (the campaign met `torch.sin(x * math.exp(5 / 4))`,
-8e-7 relative). Right: the Scalar overloads (`remainder`, `fmod`, `pow`, comparisons,
-`clamp`), whose number the runtime keeps as a double, and float32 programs. Found by a
-nightly campaign (run with a fault plugin, reproduced on the stock stacks).
+`mul`, `div` and `div` with a rounding mode (`x // 10.1` is 0.0 at runtime for x = 10.1,
+1.0 in eager). The error is the number's float32 rounding, at most 6e-8 relative, so a
+lone `x * c` stays inside the float64 tolerance; it shows when a result cancels
+(`x - c`), crosses an integer (`//`) or is amplified later (the campaign met
+`torch.sin(x * math.exp(5 / 4))`, 8e-7 relative). Right: the Scalar overloads (`remainder`, `fmod`,
+`pow`, comparisons, `clamp`), whose number the runtime keeps as a double, `where` with a
+number branch (export makes it a float64 `scalar_tensor`), and float32 programs. Found
+by a nightly campaign (run with a fault plugin, reproduced on the stock stacks).
 """
 
 import torch
@@ -91,16 +91,6 @@ MATCHES = (
         "details": r"values differ \(rtol=1e-07, atol=1e-07\)",
         "facts": {
             "ops": ["aten.div.Tensor_mode", "dim_order_ops._to_dim_order_copy.default"],
-            "dtypes": "float64",
-            "origin": "*:values",
-        },
-    },
-    {
-        "kind": "exir.runtime-result",
-        "stage": "call",
-        "details": r"values differ \(rtol=1e-07, atol=1e-07\)",
-        "facts": {
-            "ops": ["aten.where.self", "dim_order_ops._to_dim_order_copy.default"],
             "dtypes": "float64",
             "origin": "*:values",
         },

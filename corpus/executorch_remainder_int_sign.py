@@ -19,9 +19,9 @@ sign corners: float32 remainder, int64 `torch.fmod` (Tensor and Scalar: it is me
 truncate), int64 floor division (`torch.div(..., rounding_mode="floor")` and `//`, which
 use the corrected `floor_divide`) and trunc division. (float64 remainder has the right
 sign but float32 precision, another fault of the floating overload: it keeps the fmod in
-a `float`; `remainder(-99999999.7, 1e8)` is 0.3 in eager, 0.0 at runtime.) Found by a
-helper probing the math op family (fuzz/ops/math.py: remainder, remainder_number,
-mod_number) on the EXIR lane.
+a `float`; `remainder(-99999999.7, 1e8)` is 0.3 in eager, 0.0 at runtime:
+executorch_remainder_float64_precision.) Found by a helper probing the math op family
+(fuzz/ops/math.py: remainder, remainder_number, mod_number) on the EXIR lane.
 """
 
 import torch

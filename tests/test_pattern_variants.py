@@ -248,6 +248,65 @@ VARIANTS = {
             return [(torch.randn(2, 0),)]
         """,
     ),
+    # float64 remainder of two tensors (`%`, the Tensor overload), broadcast.
+    "executorch_remainder_float64_precision": (
+        "exir",
+        """
+        def program(a, b):
+            return (a % b,)
+
+        def calls():
+            a = torch.tensor([[-99999999.7], [5.5]], dtype=torch.float64)
+            return [(a, torch.tensor([1e8, 3.0], dtype=torch.float64))]
+        """,
+    ),
+    # The Scalar overload through `%` with a number, the dividend made in the program.
+    "executorch_remainder_float64_precision:mod-number": (
+        "exir",
+        """
+        def program(x):
+            return ((x + x) % 1e8,)
+
+        def calls():
+            return [(torch.tensor([-49999999.85, 3.0], dtype=torch.float64),)]
+        """,
+    ),
+    # A float64 tensor times a Python float, within tolerance, amplified by sin (the
+    # nightly's `torch.sin(x * math.exp(5 / 4))`): the edge program departs at sin.
+    "executorch_scalar_constant_float32": (
+        "exir",
+        """
+        def program(x):
+            return (torch.sin(x * 3.4903429574618414),)
+
+        def calls():
+            return [(torch.tensor([300.0, 1.0], dtype=torch.float64),)]
+        """,
+    ),
+    # Floor division by a number (floor_divide, div.Tensor_mode in the edge program).
+    "executorch_scalar_constant_float32:floor-divide": (
+        "exir",
+        """
+        def program(x):
+            return (x.abs() // 10.1,)
+
+        def calls():
+            return [(torch.tensor([[10.1, -20.2], [5.0, 0.0]], dtype=torch.float64),)]
+        """,
+    ),
+    # A number minus a reduction (rsub, sub.Tensor in the edge program), next to a float32
+    # output.
+    "executorch_scalar_constant_float32:rsub": (
+        "exir",
+        """
+        def program(x, y):
+            return (10.1 - x.mean(0), y + 1)
+
+        def calls():
+            x = torch.tensor([[10.1, 0.1], [10.1, 0.3]], dtype=torch.float64)
+            return [(x, torch.ones(2))]
+        """,
+    ),
 }
 
 

@@ -252,6 +252,15 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
     for key, field in METADATA.items():
         if ns.get(key) is not None and (problem := field.check(ns[key])) is not None:
             raise CaseError(f"{where}: {key} {problem}, got {ns[key]!r}")
+    # The bug registry and the reports read metadata without running the case
+    # (case_metadata): a value they cannot read would silently register nothing.
+    static = case_metadata(source)
+    for key in METADATA:
+        if ns.get(key) is not None and key not in static:
+            raise CaseError(
+                f"{where}: {key} must be a literal assigned once at module level (the bug "
+                "registry reads it with ast.literal_eval, without running the case)"
+            )
 
     def strings(key: str) -> tuple[str, ...] | None:
         return tuple(ns[key]) if ns.get(key) is not None else None

@@ -288,6 +288,11 @@ def test_a_pattern_that_would_hide_a_whole_kind_is_a_case_error():
         ("MATCHES = ({'kind': 'exir.crash', 'detail': 'x'},)", "unknown field"),
         ("MATCHES = ({'kind': 'exir.crash', 'details': '('},)", "not a regular expression"),
         ('EXPECT = ("exir.nonsense",)', "unknown divergence kinds"),
+        # Built, not written out: the registry (ast.literal_eval) would see no pattern.
+        (
+            'MATCHES = tuple(p for p in ("exir.unchecked-contract@contract[upper]",))',
+            "must be a literal",
+        ),
     ):
         source = PER_DIM_CASE.replace('MATCHES = ("exir.unchecked-contract@contract[upper]",)', bad)
         source = (

@@ -27,6 +27,65 @@ INDEX = CorpusIndex.of([DirectoryCorpus(Path(__file__).resolve().parents[1] / "c
 
 # "case" or "case:form" (a second form of one case's bug) -> (lane, program source).
 VARIANTS = {
+    # Rows picked by a mask (2-d, dynamic columns) fed to a cond on the backed size.
+    "executorch_cond_unbacked_operand_replay:rows": (
+        "exir",
+        """
+        def program(x):
+            v = x[x.flatten(1).sum(1) > 0]
+            return (torch.cond(v.shape[1] > 5, lambda t: t.abs(), lambda t: t * 2.0, (v,)),)
+
+        def calls():
+            return [(torch.randn(3, 4),), (torch.randn(3, 6),)]
+
+        DIMS = {"x": {1: (3, 7)}}
+        """,
+    ),
+    # nonzero and masked_select results as the operand, with a second static operand.
+    "executorch_cond_unbacked_operand_replay:nonzero": (
+        "exir",
+        """
+        def program(x):
+            idx = torch.nonzero(x > 0).flatten()
+            vals = torch.masked_select(x, x > 0)
+            return torch.cond(
+                x.sum() > 0, lambda i, v: (i * 2, v.abs()), lambda i, v: (i + 1, -v), (idx, vals)
+            )
+
+        def calls():
+            return [(torch.tensor([1.0, -2.0, 3.0]),)]
+        """,
+    ),
+    # unique of an int64 tensor with a checked length: the re-run plans sys.maxsize elements.
+    "executorch_rerun_drops_checked_bound:unique": (
+        "exir",
+        """
+        def program(x):
+            v = torch.unique(x.long())
+            torch._check(v.shape[0] <= x.shape[0])
+            return (v * 2,)
+
+        def calls():
+            return [(torch.randn(3),), (torch.randn(5),)]
+
+        DIMS = {"x": {0: (2, 6)}}
+        """,
+    ),
+    # repeat_interleave of counts with a checked length: the re-run finds no finite bound.
+    "executorch_rerun_drops_checked_bound:repeat_interleave": (
+        "exir",
+        """
+        def program(x):
+            v = torch.repeat_interleave(x.abs().clamp(max=2))
+            torch._check(v.shape[0] <= 2 * x.shape[0])
+            return (v,)
+
+        def calls():
+            return [(torch.tensor([1, -2, 0]),), (torch.tensor([2, 0, 1, 1, -1]),)]
+
+        DIMS = {"x": {0: (2, 6)}}
+        """,
+    ),
     # Disjoint views of one base, as row blocks instead of column blocks, through mul_.
     "thunder_disjoint_views_inplace": (
         "thunder",

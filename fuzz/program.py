@@ -161,16 +161,34 @@ def _add_node(op, candidates, pick, types, syms, nodes, decisions) -> None:
     decisions.extend(built.decisions)
 
 
-def _family_then_op(choices: list, pick: Picker) -> list:
-    """The choices of one family, picked by its weight (`FAMILY_WEIGHTS`): the op is then
-    picked among them. Picking the family first keeps each family's share of draws
-    independent of how many ops it has, so a catalogue that grows by 80 math and layout
-    ops does not crowd out the few data-dependent, custom and cond ops."""
-    by_family: dict[str, list] = {}
-    for choice in choices:
-        by_family.setdefault(choice[0].family, []).append(choice)
-    weighted = [f for f in by_family for _ in range(FAMILY_WEIGHTS.get(f, 1))]
-    return by_family[pick.pick(weighted)]
+def _pick_op(ops: Sequence[OpSpec], types, syms, pick: Picker, keep=None):
+    """An op and its operand candidates: a family picked by its weight (`FAMILY_WEIGHTS`)
+    among those with an applicable op, then one of its applicable ops.
+
+    Picking the family first keeps each family's share of draws independent of how many
+    ops it has, so a catalogue that grows by 80 math and layout ops does not crowd out
+    the few data-dependent, custom and cond ops. Families are tried lazily (a family
+    with no applicable op is dropped and the pick repeated): only the picked family's
+    operand constraints are evaluated, not all 200 ops' for every op gene. `keep`
+    filters an op's candidates (None: keep all). None when no op applies."""
+    by_family: dict[str, list[OpSpec]] = {}
+    for op in ops:
+        by_family.setdefault(op.family, []).append(op)
+    families = list(by_family)
+    while families:
+        weighted = [f for f in families for _ in range(FAMILY_WEIGHTS.get(f, 1))]
+        family = pick.pick(weighted)
+        choices = []
+        for op in by_family[family]:
+            candidates = op.operands(types, syms)
+            if keep is not None:
+                candidates = [c for c in candidates if keep(c)]
+            if candidates:
+                choices.append((op, candidates))
+        if choices:
+            return pick.pick(choices)
+        families.remove(family)
+    return None
 
 
 def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Program:
@@ -181,17 +199,14 @@ def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Pr
     nodes, decisions = [], []
     for gene in genome.ops:
         pick = Picker(gene)
-        choices = [(op, cands) for op in ops if (cands := op.operands(types, syms))]
-        op, candidates = pick.pick(_family_then_op(choices, pick))
+        op, candidates = _pick_op(ops, types, syms, pick)
         _add_node(op, candidates, pick, types, syms, nodes, decisions)
     for j in range(n_inputs):
         if isinstance(types[j], NumberType) and all(j not in n.args for n in nodes):
-            choices = [(op, [c for c in op.operands(types, syms) if j in c[1:]]) for op in ops]
-            choices = [(op, cands) for op, cands in choices if cands]
-            if choices:
-                pick = Picker(input_genes[j])
-                op, candidates = pick.pick(_family_then_op(choices, pick))
-                _add_node(op, candidates, pick, types, syms, nodes, decisions)
+            pick = Picker(input_genes[j])
+            chosen = _pick_op(ops, types, syms, pick, keep=lambda c, j=j: j in c[1:])
+            if chosen is not None:
+                _add_node(*chosen, pick, types, syms, nodes, decisions)
     used = {a for n in nodes for a in n.args}
     sinks = [v for v in range(n_inputs, len(types)) if v not in used] or [len(types) - 1]
     return Program(

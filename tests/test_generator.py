@@ -88,10 +88,23 @@ def test_each_lane_gets_its_own_programs_and_every_family_it_supports():
 
     draw()
     for lane, counter in seen.items():
-        supported = {op.family for op in ops.for_lanes([lane])}
-        missing = [f for f in ops.FAMILIES if f in supported and not counter[f"family:{f}"]]
-        assert not missing, f"{lane} never drew {missing}: {dict(counter)}"
         assert counter["drawn"] >= 100, dict(counter)
+        # Every family the lane supports is drawn. Counted over seeded uniform genes, not
+        # Hypothesis's draws: Hypothesis favours some integers (small ones, constants of
+        # loaded modules), so which of 24 families a 229-example run misses is chance.
+        rng = random.Random(1)
+
+        def gene():
+            return tuple(rng.randrange(256) for _ in range(rng.randrange(1, 7)))
+
+        drawn = Counter()
+        for _ in range(300):
+            numbers = tuple(gene() for _ in range(rng.randrange(3)))
+            genome = Genome((gene(), gene()), tuple(gene() for _ in range(4)), numbers)
+            drawn.update(n.spec.family for n in decode(genome, ops.for_lanes([lane])).nodes)
+        supported = {op.family for op in ops.for_lanes([lane])}
+        missing = [f for f in ops.FAMILIES if f in supported and not drawn[f]]
+        assert not missing, f"{lane} never drew {missing}: {dict(drawn)}"
     assert seen["exir"]["special"] / seen["exir"]["drawn"] >= 0.30, dict(seen["exir"])
     assert seen["thunder"]["number"] / seen["thunder"]["drawn"] >= 0.25, dict(seen["thunder"])
     assert len(dtypes_seen) >= 4, dtypes_seen

@@ -45,7 +45,8 @@ MATCHES = (
         "kind": "exir.runtime-result",
         "stage": "call",
         "details": r"values differ \(rtol=1e-07, atol=1e-07\)",
-        "facts": {"ops": "aten.remainder.*"},
+        # float64 only: the float32 rounding of fmod is invisible in float32 results.
+        "facts": {"ops": "aten.remainder.*", "dtypes": "float64"},
     },
 )
 # Searched the issue index for "executorch remainder_override float rem fmod double

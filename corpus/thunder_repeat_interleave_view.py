@@ -44,6 +44,9 @@ MATCHES = (
         "kind": "thunder.aliasing",
         "details": r"\(mutation\)",
         "facts": {"ops": ["*repeat_interleave", "torch.Tensor.*_"]},
+        # The in-place op writes into repeat_interleave's own result (not any in-place op
+        # of a program that happens to call repeat_interleave).
+        "source": r"(\w+) = \w+\.repeat_interleave\([^\n]*\n[\s\S]*?\b\1\.\w+_\(",
     },
     {
         "kind": "thunder.crash",

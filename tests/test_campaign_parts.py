@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fuzz import ops
 from fuzz.buckets import ProgramFacts, bucket_of, flips_of
 from fuzz.campaign.example import leads
 from fuzz.campaign.findings import Finding
@@ -192,10 +193,13 @@ def test_the_report_has_a_coverage_block_per_lane_over_programs_that_ran(tmp_pat
     )
     doc = build_report(sup)
     block = doc["coverage"]["thunder/cpu"]
+    never_drawn = block.pop("never_drawn")  # the catalogue's Thunder ops: none was drawn
+    assert never_drawn == sorted(op.name for op in ops.for_lanes(["thunder"]))
     assert block == {
         "programs": 1,
         "ran": 1,
         "families": {"branch": 1, "view": 1},
+        "ops": {},
         "inputs": {"dtype:float32": 1, "number": 1},
         "decisions": {"if-lt": 2},
         "unsupported": {"nonzero": 1},

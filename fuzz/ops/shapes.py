@@ -311,10 +311,8 @@ _OPS = (
 
 _VIEWS = (
     # split/chunk: Thunder only for now. They export to `split_with_sizes_copy.out` (a list
-    # out=), which the EXIR aliasing oracle does not connect to its getitems: "exir.aliasing
-    # ... S5 unexplained sharing at <top>: ['alloc', 'aten_split_with_sizes_copy_default',
-    # 'getitem'] hold one storage but are not connected by getitem/output/out=/in-place/view"
-    # on every program (a harness gap, reported). tensor_split/unbind run in both lanes.
+    # out=), which the EXIR aliasing oracle does not connect to its getitems ("exir.aliasing
+    # ... S5 unexplained sharing ...", every program: a harness gap). unbind: both lanes.
     _op(
         "split",
         "split",
@@ -337,6 +335,8 @@ _VIEWS = (
         "{out0}, {out1} = torch.tensor_split({0}, {where}, {dim})",
         _ranked(1),
         _tensor_split(2),
+        # EXIR: an unregistered runtime crash under triage (docs/campaigns.md, febebad).
+        lanes=THUNDER_ONLY,
     ),
     _op(
         "tensor_split3",

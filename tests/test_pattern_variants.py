@@ -180,17 +180,6 @@ VARIANTS = {
             return [(torch.tensor([[-3, 2, -9], [1, -1, 0]]),)]
         """,
     ),
-    # Float inputs only: the int64 dividend is made in the program.
-    "executorch_remainder_int_sign:cast": (
-        "exir",
-        """
-        def program(x):
-            return (torch.remainder((x * 3).long(), 4),)
-
-        def calls():
-            return [(torch.tensor([-1.5, 2.0, -0.4, 1.0]),)]
-        """,
-    ),
     # masked_fill of a bool intermediate (a comparison) with an int value, 2-d.
     "thunder_masked_fill_bool_int": (
         "thunder",

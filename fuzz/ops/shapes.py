@@ -335,8 +335,7 @@ _VIEWS = (
         "{out0}, {out1} = torch.tensor_split({0}, {where}, {dim})",
         _ranked(1),
         _tensor_split(2),
-        # EXIR: an unregistered runtime crash under triage (docs/campaigns.md, febebad).
-        lanes=THUNDER_ONLY,
+        lanes=THUNDER_ONLY,  # EXIR: a runtime crash under triage (docs/campaigns.md)
     ),
     _op(
         "tensor_split3",
@@ -344,6 +343,7 @@ _VIEWS = (
         "{out0}, {out1}, {out2} = torch.tensor_split({0}, {where}, {dim})",
         _ranked(1),
         _tensor_split(3),
+        lanes=THUNDER_ONLY,  # EXIR: as tensor_split
     ),
     _op(
         "unbind",

@@ -8,61 +8,24 @@ tensor is float32, `int64 + float16` is float16, and `neg`/`sub` refuse bool.
 from __future__ import annotations
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import (
-    Built,
-    OpSpec,
-    TensorType,
-    broadcast_decisions,
-    broadcast_shape,
-    pairs,
-    typed,
-    unary,
-)
+from fuzz.ops.math import binary_op, to_float, unary_op
 
 
 def _unary(name, template, takes, result=lambda d: d):
-    def build(types, syms, pick):
-        (t,) = types
-        return Built({}, (TensorType(t.shape, result(t.dtype)),))
-
-    return OpSpec(name, "elementwise", template, unary(typed(*takes)), build)
-
-
-def _to_float(dtype):
-    return dtypes.with_scalar(dtype, "float")
-
-
-def _broadcastable(takes):
-    allowed = frozenset(takes)
-
-    def accept(a, b, syms):
-        return (
-            a.dtype in allowed
-            and b.dtype in allowed
-            and broadcast_shape(a.shape, b.shape, syms) is not None
-        )
-
-    return accept
-
-
-def _binary_build(types, syms, pick):
-    a, b = types
-    shape = broadcast_shape(a.shape, b.shape, syms)
-    dtype = dtypes.promote(a.dtype, b.dtype)
-    return Built({}, (TensorType(shape, dtype),), broadcast_decisions(a.shape, b.shape, syms))
+    return unary_op(name, "elementwise", template, takes, result)
 
 
 def _binary(name, template, takes=dtypes.ALL):
-    return OpSpec(name, "broadcast", template, pairs(_broadcastable(takes)), _binary_build)
+    return binary_op(name, "broadcast", template, takes)
 
 
 OPS = (
     _unary("neg", "{out} = torch.neg({0})", dtypes.NUMERIC),
     _unary("abs", "{out} = torch.abs({0})", dtypes.NUMERIC),
-    _unary("sin", "{out} = torch.sin({0})", dtypes.NUMERIC, _to_float),
-    _unary("exp", "{out} = torch.exp({0}.clamp(max=10.0))", dtypes.NUMERIC, _to_float),
+    _unary("sin", "{out} = torch.sin({0})", dtypes.NUMERIC, to_float),
+    _unary("exp", "{out} = torch.exp({0}.clamp(max=10.0))", dtypes.NUMERIC, to_float),
     _unary("relu", "{out} = torch.relu({0})", dtypes.NUMERIC),
-    _unary("scale", "{out} = {0} * 0.5 + 1.0", dtypes.ALL, _to_float),
+    _unary("scale", "{out} = {0} * 0.5 + 1.0", dtypes.ALL, to_float),
     _binary("add", "{out} = {0} + {1}"),
     _binary("sub", "{out} = torch.sub({0}, {1})", dtypes.NUMERIC),
     _binary("mul", "{out} = {0} * {1}"),

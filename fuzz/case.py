@@ -253,8 +253,9 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
         if ns.get(key) is not None and (problem := field.check(ns[key])) is not None:
             raise CaseError(f"{where}: {key} {problem}, got {ns[key]!r}")
     # The bug registry and the reports read metadata without running the case
-    # (case_metadata): a value they cannot read would silently register nothing.
-    static = case_metadata(source)
+    # (case_metadata): a value they cannot read would silently register nothing. Checked
+    # for case files; generated sources (no path) render their metadata with repr.
+    static = case_metadata(source) if path is not None else ns
     for key in METADATA:
         if ns.get(key) is not None and key not in static:
             raise CaseError(

@@ -161,7 +161,14 @@ def _add_node(op, candidates, pick, types, syms, nodes, decisions) -> None:
     decisions.extend(built.decisions)
 
 
-def _pick_op(ops: Sequence[OpSpec], types, syms, pick: Picker, keep=None):
+def _by_family(ops: Sequence[OpSpec]) -> dict[str, list[OpSpec]]:
+    by_family: dict[str, list[OpSpec]] = {}
+    for op in ops:
+        by_family.setdefault(op.family, []).append(op)
+    return by_family
+
+
+def _pick_op(by_family: dict[str, list[OpSpec]], types, syms, pick: Picker, keep=None):
     """An op and its operand candidates: a family picked by its weight (`FAMILY_WEIGHTS`)
     among those with an applicable op, then one of its applicable ops.
 
@@ -171,9 +178,6 @@ def _pick_op(ops: Sequence[OpSpec], types, syms, pick: Picker, keep=None):
     with no applicable op is dropped and the pick repeated): only the picked family's
     operand constraints are evaluated, not all 200 ops' for every op gene. `keep`
     filters an op's candidates (None: keep all). None when no op applies."""
-    by_family: dict[str, list[OpSpec]] = {}
-    for op in ops:
-        by_family.setdefault(op.family, []).append(op)
     families = list(by_family)
     while families:
         weighted = [f for f in families for _ in range(FAMILY_WEIGHTS.get(f, 1))]
@@ -197,14 +201,15 @@ def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Pr
     input_genes = (genome.inputs or ((0,),)) + genome.numbers
     n_inputs = len(types)
     nodes, decisions = [], []
+    by_family = _by_family(ops)
     for gene in genome.ops:
         pick = Picker(gene)
-        op, candidates = _pick_op(ops, types, syms, pick)
+        op, candidates = _pick_op(by_family, types, syms, pick)
         _add_node(op, candidates, pick, types, syms, nodes, decisions)
     for j in range(n_inputs):
         if isinstance(types[j], NumberType) and all(j not in n.args for n in nodes):
             pick = Picker(input_genes[j])
-            chosen = _pick_op(ops, types, syms, pick, keep=lambda c, j=j: j in c[1:])
+            chosen = _pick_op(by_family, types, syms, pick, keep=lambda c, j=j: j in c[1:])
             if chosen is not None:
                 _add_node(*chosen, pick, types, syms, nodes, decisions)
     used = {a for n in nodes for a in n.args}

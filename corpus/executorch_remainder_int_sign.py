@@ -43,7 +43,7 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # Tensor form for `torch.remainder(a, b)` and `a % b`, the Scalar form for a number
 # divisor). Float remainder is right, so a divergence with a tolerance is not matched. An
 # integer input is required (dtypes fact): without it the pattern claimed 20 % of generated
-# EXIR programs (tests/test_pattern_specificity.py). Known gap: an integer dividend made
+# EXIR programs (tests/core/test_pattern_specificity.py). Known gap: an integer dividend made
 # inside a program of float inputs (`(x * 3).long() % 4`) is not recognised.
 MATCHES = (
     {

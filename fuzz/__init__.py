@@ -8,7 +8,7 @@ The public API is small:
         result = run_case(generated.case, lanes=("thunder",))
         assert not result.divergences
 
-Layers, each importing only the ones below it (tests/test_architecture.py checks this):
+Layers, each importing only the ones below it (tests/core/test_architecture.py checks this):
     core      fuzz.case (the case-file format), fuzz.divergence (kinds), fuzz.signature,
               fuzz.corpus, fuzz.speedups (the speedups switch), fuzz.errors, fuzz.defaults
               (defaults shared by the commands, the campaign and the generator): no torch

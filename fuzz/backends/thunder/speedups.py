@@ -37,10 +37,10 @@ another Thunder keeps upstream's (`skipped` says why). The disassembly one repla
 interpreter's reference to the `dis` module, no function, and only remembers what `dis`
 returns: it is the one ungated part.
 
-`install()` is idempotent and undone exactly by `uninstall()`; tests/test_thunder_speedups.py
-checks that cache hits, misses, prologues, computation traces and execution traces are
-identical with and without them on generated programs, and that a global lookup returns
-the very wrapper upstream's path returns.
+`install()` is idempotent and undone exactly by `uninstall()`;
+tests/thunder/test_thunder_speedups.py checks that cache hits, misses, prologues,
+computation traces and execution traces are identical with and without them on generated
+programs, and that a global lookup returns the very wrapper upstream's path returns.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The campaign's parts on their own: the typed protocol, buckets, the supervisor's crash
 and version handling, blind spots and the report's coverage block. (The whole campaign,
-end to end, is tests/test_nightly.py.)"""
+end to end, is tests/campaign/test_nightly.py.)"""
 
 from __future__ import annotations
 

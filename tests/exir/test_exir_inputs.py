@@ -28,7 +28,7 @@ from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")
 
-CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
 
 def run(src: str, lane: ExirLane | None = None):

@@ -11,7 +11,7 @@ import pytest
 
 from fuzz.errors import FuzzError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILTIN_EXCEPTIONS = {
     name
     for name, value in vars(builtins).items()

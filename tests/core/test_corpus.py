@@ -18,7 +18,7 @@ from fuzz.signature import normalize_source, signature, signatures_of_source
 from fuzz.tensors import materialize
 from tests.helpers import pytest_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
 
 GENERATED_ADD = '''"""Generated program."""

@@ -23,7 +23,7 @@ from fuzz.__main__ import main as cli
 from fuzz.case import load_case
 from fuzz.repro_export import export_case, run_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted((ROOT / "corpus").glob("*.py"))
 STACKS = {"torch", "executorch", "thunder"}
 

@@ -1,8 +1,8 @@
 """The engine seam of the campaign (fuzz.campaign.engines): the poll-loop policy every engine
 shares, driven here through a recording `Workers`, and the nightly command running on the
 engine it is handed (open, run, confirm, close) instead of picking one itself. The real
-engines run in tests/test_nightly.py (local processes) and tests/test_cluster.py (a
-two-node Ray cluster)."""
+engines run in tests/campaign/test_nightly.py (local processes) and
+tests/campaign/test_cluster.py (a two-node Ray cluster)."""
 
 from __future__ import annotations
 

@@ -24,8 +24,8 @@ from fuzz.campaign.report import (
 from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.stats import CampaignStats
 from fuzz.campaign.supervisor import Supervisor
-from tests.test_campaign_parts import _settings as campaign_settings
-from tests.test_exir_limits import NO_FINITE_BOUND
+from tests.campaign.test_campaign_parts import _settings as campaign_settings
+from tests.exir.test_exir_limits import NO_FINITE_BOUND
 
 
 def _report(tmp_path: Path, lanes, records, unavailable=None) -> dict:
@@ -196,7 +196,7 @@ def test_coverage_names_the_lane_ops_no_program_drew():
 
 
 def test_the_worker_sends_per_call_input_classes():
-    """The genome of tests/test_generator.py: one rank-1 tensor of size s0, empty at the
+    """The genome of tests/generator/test_generator.py: one rank-1 tensor of size s0, empty at the
     first call only where s0 is 0."""
     from fuzz import ops
     from fuzz.calls import plan_sequence
@@ -265,11 +265,11 @@ def test_without_the_injected_fault_the_small_program_has_no_oracle_error():
     assert report.counters["oracle-error"] == 0 and report.counters["calls-checked"] == 2
 
 
-UNBOUNDED = NO_FINITE_BOUND  # the masked_select program tests/test_exir_limits.py uses
+UNBOUNDED = NO_FINITE_BOUND  # the masked_select program tests/exir/test_exir_limits.py uses
 
 
 def test_a_missing_bound_is_a_skip_with_the_proof_it_found():
-    """masked_select (tests/test_exir_limits.py): its size is unbacked, with no finite
+    """masked_select (tests/exir/test_exir_limits.py): its size is unbacked, with no finite
     upper bound (nonzero's is bounded by its input's numel); the skip names a tensor
     that proves it."""
     report = _exir_run(UNBOUNDED, strict=True)

@@ -15,7 +15,7 @@ from fuzz.campaign.supervisor import Supervisor
 from fuzz.campaign.triage import Triage, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.procs import outcome_printed
-from tests.test_campaign_parts import _settings
+from tests.campaign.test_campaign_parts import _settings
 
 BROADCAST = textwrap.dedent(
     """

@@ -167,7 +167,7 @@ FAMILIES_NEEDED = {"branch", "data-dependent", "custom", "number"}
 def test_generated_programs_of_every_family_lower_the_same_with_and_without_them(
     restore_speedups,
 ):
-    """Like Thunder's (tests/test_thunder_speedups.py): generated EXIR programs, exported as
+    """Like Thunder's (tests/thunder/test_thunder_speedups.py): generated EXIR programs, exported as
     the lane exports them, give the same edge graph (or the same error) with and without
     the speedups; the programs cover cond, data-dependent, custom-op and number programs."""
     from hypothesis import HealthCheck, Phase, given, settings

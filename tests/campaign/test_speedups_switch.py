@@ -14,7 +14,7 @@ from fuzz import speedups
 from fuzz.campaign.findings import describe
 from fuzz.procs import child_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

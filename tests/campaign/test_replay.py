@@ -17,7 +17,7 @@ from fuzz.outcome import Outcome, classify
 from fuzz.replay import exit_status
 from tests.helpers import python_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
 THUNDER_SEEDS = [
     "corpus/thunder_symbolic_cache_broadcast.py",

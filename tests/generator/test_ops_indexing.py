@@ -16,7 +16,7 @@ from fuzz.case import case_from_source
 from fuzz.ops import BY_NAME, indexing, shapes, sorting
 from fuzz.render import render_case
 from fuzz.tensors import materialize
-from tests.test_op_catalogue import EDGE, REGULAR, _program_with
+from tests.generator.test_op_catalogue import EDGE, REGULAR, _program_with
 
 MINE = indexing.OPS + sorting.OPS + shapes.OPS
 GENES = list(itertools.product(range(3), repeat=3))

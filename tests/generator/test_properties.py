@@ -33,7 +33,7 @@ from fuzz.strategies import cases
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
-INDEX = CorpusIndex.of([DirectoryCorpus(Path(__file__).resolve().parents[1] / "corpus")])
+INDEX = CorpusIndex.of([DirectoryCorpus(Path(__file__).resolve().parents[2] / "corpus")])
 # The share of generated programs a lane must run for its property to count.
 MIN_RAN = 0.5
 

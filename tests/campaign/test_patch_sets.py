@@ -17,8 +17,8 @@ from fuzz.campaign.supervisor import Supervisor
 from fuzz.campaign.triage import Triage, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.prepare import install_compat
-from tests.test_campaign_parts import _settings
-from tests.test_stock import _finding
+from tests.campaign.test_campaign_parts import _settings
+from tests.campaign.test_stock import _finding
 
 SETS = {
     "exir speedups": ("fuzz.backends.exir.speedups", "PATCHES"),
@@ -114,7 +114,7 @@ def test_replay_records_the_shim(tmp_path):
 
     from fixes.compat_thunder_named_tensor import SHIM
     from fuzz.procs import child_env
-    from tests.test_speedups_switch import CASE, ROOT
+    from tests.campaign.test_speedups_switch import CASE, ROOT
 
     SHIM.install()
     added = [p.where for p in SHIM.patches()]  # what it adds to this torch

@@ -341,7 +341,7 @@ def calls():
 
 # The registered upstream gap itself (its program, calls and DIMS).
 GUARDED = (
-    Path(__file__).resolve().parent.parent / "corpus" / "executorch_runtime_unchecked_guards.py"
+    Path(__file__).resolve().parents[2] / "corpus" / "executorch_runtime_unchecked_guards.py"
 ).read_text()
 
 

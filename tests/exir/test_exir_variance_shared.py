@@ -18,7 +18,7 @@ from fuzz.backends.exir import mirror
 from fuzz.backends.exir.graph import shape_envs
 from fuzz.backends.exir.oracles import variance as exir_variance
 from fuzz.backends.exir.pipeline import build, mirror_to_executorch, to_executorch
-from tests.test_exir_oracles import (
+from tests.exir.test_exir_oracles import (
     DIMS,
     DoubleTraceSpecPropPass,
     X,
@@ -107,7 +107,7 @@ def test_shared_pipelines_give_what_the_isolated_runs_give(name):
     shared = assert_same_as_isolated(b)
     base = exir_variance.plan_fingerprint(b.planned_gm)
     fired = {p for p, rows in shared.items() if isinstance(rows, list) and rows != base}
-    expected = {  # where the variance oracle fires (tests/test_exir_oracles.py)
+    expected = {  # where the variance oracle fires (tests/exir/test_exir_oracles.py)
         "positive_checked": {"after-asserts", "before-planning"},
         "cond_on_size": {"after-asserts", "before-planning"},
     }

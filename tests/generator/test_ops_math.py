@@ -16,7 +16,7 @@ from fuzz.ops import compare, layout, math
 from fuzz.ops.spec import NumberType
 from fuzz.render import render_case
 from fuzz.tensors import materialize
-from tests.test_op_catalogue import EDGE, REGULAR, _program_with, _sizes
+from tests.generator.test_op_catalogue import EDGE, REGULAR, _program_with, _sizes
 
 OPS = math.OPS + compare.OPS + layout.OPS
 GENES = [(1, 2, 3, 1), (2, 3, 1, 0)]

@@ -21,7 +21,7 @@ from fuzz.campaign.triage import Triage, renderer
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.divergence import KINDS
 from fuzz.procs import child_env, crash_site, run_isolated
-from tests.test_campaign_parts import _settings as campaign_settings
+from tests.campaign.test_campaign_parts import _settings as campaign_settings
 
 CALLS = "\n\ndef calls():\n    return [(torch.randn({n}, 3),)]\n"
 

@@ -21,7 +21,7 @@ import pytest
 from benchmarks.faults import FAULTS
 from fuzz.procs import child_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # name -> (lane, case source, the divergence kind the fault must show)
 CASES: dict[str, tuple[str, str, str]] = {

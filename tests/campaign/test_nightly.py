@@ -20,7 +20,7 @@ from fuzz.tensors import materialize
 from tests.helpers import python_path
 from tests.helpers import run_nightly as nightly
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def signatures(doc) -> set[str]:

@@ -23,7 +23,7 @@ from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.outcome import run_lane
 from fuzz.prepare import all_fixes_on
 
-INDEX = CorpusIndex.of([DirectoryCorpus(Path(__file__).resolve().parents[1] / "corpus")])
+INDEX = CorpusIndex.of([DirectoryCorpus(Path(__file__).resolve().parents[2] / "corpus")])
 
 # "case" or "case:form" (a second form of one case's bug) -> (lane, program source).
 VARIANTS = {

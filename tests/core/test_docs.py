@@ -17,7 +17,7 @@ from fuzz.case import case_metadata
 from fuzz.corpus import DirectoryCorpus
 from fuzz.divergence import KINDS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 README_MAX_LINES = 200
 # Options of other programs the README shows (ray, redis-server, pip, ruff), not ours.

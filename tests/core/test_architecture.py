@@ -15,7 +15,7 @@ import pytest
 
 grimp = pytest.importorskip("grimp", reason="grimp (a test dependency) is not installed")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORE = (
     "fuzz.case",
     "fuzz.divergence",

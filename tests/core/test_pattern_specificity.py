@@ -19,7 +19,7 @@ claim more than CLAIM_LIMIT of its lane's programs.
 
 The corpus cases' own divergences are checked against each other's patterns by the
 corpus items (fuzz.pytest_plugin: a pattern of another bug recognising a case fails it), and
-hand-written variants of registered bugs are in tests/test_pattern_variants.py.
+hand-written variants of registered bugs are in tests/core/test_pattern_variants.py.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from fuzz.known import BugPattern, parse_pattern
 from fuzz.strategies import cases
 from fuzz.tensors import materialize
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 CLAIM_LIMIT = 0.10  # issue #17: no pattern may match more than 10 % of its lane's programs
 PROGRAMS = {"thunder": 150, "exir": 80}
 MIN_RAN = 0.5  # the measure is void unless most programs ran (their facts are observed)

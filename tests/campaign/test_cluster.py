@@ -35,7 +35,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from tests.helpers import run_nightly as nightly  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 

@@ -179,3 +179,15 @@ def test_the_files_the_readme_names_exist():
         and not (ROOT / "benchmarks" / name).exists()
     ]
     assert named and missing == []
+
+
+def test_where_tests_live_names_every_test_folder_and_none_is_left_at_the_top():
+    """docs/architecture.md's table of test folders is the tree: a new test file goes into
+    the folder of its area, and a new area is a new row."""
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    section = doc.split("## Where tests live", 1)[1].split("\n## ", 1)[0]
+    named = {row[0].strip("`") for row in _table_rows(section)[1:]}
+    tests = ROOT / "tests"
+    assert sorted(p.name for p in tests.glob("test_*.py")) == []
+    holding = {f"{p.parent.relative_to(ROOT).as_posix()}/" for p in tests.rglob("test_*.py")}
+    assert named == holding

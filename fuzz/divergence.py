@@ -1,63 +1,99 @@
 """Divergence records and the public catalogue of divergence kinds.
 
 A kind is a stable dotted name, `<lane>.<what>`; records, reports, JSON and case files
-all use these names. A built-in lane's kinds are here (with their one-line meanings): case
-files and MATCHES patterns are checked against them by the torch-free core, before any
-lane is imported. A lane a plugin adds registers its own with `register_kinds` (through
-fuzz.backends.registry.register_lane); nothing else writes KINDS.
+all use these names. Every kind belongs to a lane, and every lane declares its own with
+one public function, `register_kinds`: a built-in lane in a torch-free data module of its
+package (`BUILT_IN_KINDS_MODULES`), a plugin's lane through
+fuzz.backends.registry.register_lane. `KINDS` is the read-only view of all of them, in a
+fixed order (the built-in lanes first, as listed, then plugin lanes as they register).
+
+The core sits below the lanes (import-linter), yet checks case files and MATCHES patterns
+against the kinds before any lane is imported. So it names the built-in kinds modules
+rather than importing them, and imports them (data only: no torch, no lane) the first
+time the catalogue is read or written, as fuzz.speedups.MODULES names the lanes'
+speedups modules.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-KINDS: dict[str, str] = {
-    # Thunder lane (thunder.jit with cache="symbolic values", and the default cache as control)
-    "thunder.wrong-result": "a call's outputs, dtypes, shapes or exception differ from eager",
-    "thunder.unsound-hit": (
-        "a cache hit ran a cached trace that differs from a fresh trace of the same call"
-    ),
-    "thunder.aliasing": (
-        "outputs alias inputs or each other differently from eager, or input mutations differ"
-    ),
-    "thunder.crash": "thunder raised (or its process died) where eager did not",
-    # EXIR lane (torch.export -> to_edge -> to_executorch -> runtime)
-    "exir.spec-meta": (
-        "a TensorSpec's shape is not the shape in its node's meta['val'] after SpecPropPass"
-    ),
-    "exir.under-allocation": "a planned buffer is smaller than what eager produced for that tensor",
-    "exir.bound-loss": (
-        "a planned upper bound is unbounded or far above the bound the program declares"
-    ),
-    "exir.overlap": "two tensors with overlapping lifetimes share bytes in the memory plan",
-    "exir.aliasing": (
-        "EXIR's alias classes disagree with eager storage sharing in a way "
-        "functionalization does not allow"
-    ),
-    "exir.runtime-result": "the ExecuTorch runtime's outputs differ from eager",
-    "exir.pipeline-variance": (
-        "re-running SpecPropPass where ExecuTorch passes may changes the memory plan"
-    ),
-    "exir.unchecked-contract": (
-        "the runtime accepted an input outside the exported contract "
-        "(range_constraints or export guards)"
-    ),
-    "exir.crash": "the EXIR pipeline or runtime raised (or died) where eager did not",
+# Each built-in lane's kinds module; it calls register_kinds when imported.
+BUILT_IN_KINDS_MODULES = {
+    "thunder": "fuzz.backends.thunder.kinds",
+    "exir": "fuzz.backends.exir.kinds",
 }
+
+# lane -> {kind: meaning}; the built-in lanes' entries come first whatever imports first.
+_BY_LANE: dict[str, dict[str, str]] = {lane: {} for lane in BUILT_IN_KINDS_MODULES}
+_LOAD_LOCK = threading.RLock()  # re-entrant: a kinds module calls back into register_kinds
+_loaded = False
+
+
+def _load_built_in_kinds() -> None:
+    """Import the built-in lanes' kinds modules, once per process."""
+    global _loaded
+    with _LOAD_LOCK:
+        if _loaded:
+            return
+        _loaded = True  # first: each module's register_kinds comes back here
+        try:
+            for module in BUILT_IN_KINDS_MODULES.values():
+                importlib.import_module(module)
+        except BaseException:
+            _loaded = False
+            raise
+
+
+class _Catalogue(Mapping[str, str]):
+    """Every lane's kinds, {kind: meaning}, read-only: lanes add to it with register_kinds."""
+
+    def __getitem__(self, kind: str) -> str:
+        _load_built_in_kinds()
+        if not isinstance(kind, str):
+            raise KeyError(kind)
+        return _BY_LANE.get(lane_of(kind), {})[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        _load_built_in_kinds()
+        return iter([kind for kinds in _BY_LANE.values() for kind in kinds])
+
+    def __len__(self) -> int:
+        _load_built_in_kinds()
+        return sum(map(len, _BY_LANE.values()))
+
+    def __repr__(self) -> str:
+        return f"KINDS({dict(self)!r})"
+
+
+KINDS: Mapping[str, str] = _Catalogue()
 
 
 def register_kinds(lane: str, kinds: Mapping[str, str]) -> None:
-    """Add lane `lane`'s kinds ({"<lane>.<what>": meaning}) to KINDS. A kind of another
-    lane, or a known kind with another meaning, raises ValueError (nothing is added)."""
+    """Add lane `lane`'s kinds ({"<lane>.<what>": meaning}) to KINDS: the one way a lane,
+    built-in or a plugin's, declares them. A kind of another lane, or a known kind with
+    another meaning, raises ValueError (nothing is added)."""
+    _load_built_in_kinds()  # a clash with a built-in kind shows now, not at its first read
+    known = _BY_LANE.get(lane, {})
     for kind, meaning in kinds.items():
         if lane_of(kind) != lane or kind == f"{lane}.":
             raise ValueError(f"kind {kind!r} of lane {lane!r} must be named '{lane}.<what>'")
-        if KINDS.get(kind, meaning) != meaning:
-            raise ValueError(f"kind {kind!r} is already registered as {KINDS[kind]!r}")
-    KINDS.update(kinds)
+        if known.get(kind, meaning) != meaning:
+            raise ValueError(f"kind {kind!r} is already registered as {known[kind]!r}")
+    _BY_LANE.setdefault(lane, {}).update(kinds)
+
+
+def unregister_kinds(lane: str) -> None:
+    """Forget a plugin lane's kinds (a test's stand-in lane, when the test ends). A
+    built-in lane's kinds are the lane's own: ValueError."""
+    if lane in BUILT_IN_KINDS_MODULES:
+        raise ValueError(f"lane {lane!r} is built in; its kinds cannot be unregistered")
+    _BY_LANE.pop(lane, None)
 
 
 _CALL_INDEX = re.compile(r"\[\d+\]")
@@ -94,7 +130,8 @@ class Divergence:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(
-                f"unknown divergence kind {self.kind!r}; add it to fuzz.divergence.KINDS"
+                f"unknown divergence kind {self.kind!r}; declare it with "
+                "fuzz.divergence.register_kinds (a built-in lane: in its kinds module)"
             )
 
     @property

@@ -124,7 +124,7 @@ def parse_pattern(entry: Any) -> BugPattern:
         raise PatternError(f"unknown field(s) {unknown} in {dict(entry)!r}; fields: {FIELDS}")
     kind = entry.get("kind")
     if not isinstance(kind, str) or not any(glob(k, kind) for k in KINDS):
-        raise PatternError(f"'kind' {kind!r} names no divergence kind (fuzz/divergence.py)")
+        raise PatternError(f"'kind' {kind!r} names no divergence kind (fuzz.divergence.KINDS)")
     stage = entry.get("stage", "*")
     for key in ("stage", "details", "source"):
         if entry.get(key) is not None and not isinstance(entry[key], str):

@@ -2,11 +2,14 @@
 
 To add a lane: a class with `name`, `unavailable(device)` and `run(case, calls, reference,
 device) -> LaneReport` (the protocol in fuzz/backends/base.py), in a package of its own
-like fuzz/backends/exir/. A built-in lane is one line in `_LANES` (imported lazily) and
-its kinds (`<lane>.<what>`) in fuzz.divergence.KINDS, which the torch-free core reads
-before any lane is imported. A plugin (a test's stand-in lane, a lane of one's own) calls
-`register_lane(lane, kinds=...)`: its lane object replaces or adds one by that name in
-this process, and its kinds join the catalogue (fuzz.divergence.register_kinds).
+like fuzz/backends/exir/. Every lane declares its kinds (`<lane>.<what>`) with one public
+function, fuzz.divergence.register_kinds. A built-in lane is one line in `_LANES`
+(imported lazily) and a torch-free `kinds.py` in its package that calls register_kinds,
+named in fuzz.divergence.BUILT_IN_KINDS_MODULES: the torch-free core imports it by name
+when it first reads the catalogue, before any lane is imported. A plugin (a test's
+stand-in lane, a lane of one's own) calls `register_lane(lane, kinds=...)`: its lane
+object replaces or adds one by that name in this process, and its kinds join the
+catalogue through the same register_kinds; `unregister_lane` undoes that.
 
 This module imports no torch, so command lines can check lane and device names first.
 """
@@ -17,7 +20,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from fuzz.divergence import register_kinds
+from fuzz.divergence import register_kinds, unregister_kinds
 
 if TYPE_CHECKING:  # the protocol's module imports torch; names are checked without it
     from fuzz.backends.base import Lane
@@ -39,6 +42,15 @@ def register_lane(lane: Lane, kinds: Mapping[str, str] | None = None) -> Lane:
         register_kinds(lane.name, kinds)
     _INSTANCES[lane.name] = lane
     return lane
+
+
+def unregister_lane(name: str) -> None:
+    """Undo `register_lane` for lane `name` in this process (a test's stand-in, when the
+    test ends): a plugin's lane and its kinds are forgotten; a built-in lane's object is
+    built afresh on next use, and the kinds under a built-in lane's name stay."""
+    _INSTANCES.pop(name, None)
+    if name not in _LANES:
+        unregister_kinds(name)
 
 
 def _known() -> list[str]:

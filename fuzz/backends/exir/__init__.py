@@ -14,12 +14,24 @@ Read in this order:
   contract.py  which calls are inside the exported contract; probes just outside it
   speedups.py  torch.export's registry bookkeeping without its redundant passes (same
                graphs, a third less to_edge time)
+  kinds.py     the lane's divergence kinds (data, no torch: the core reads them before
+               the lane is imported, so the lane class is loaded on first use)
 
 The judgements are pure functions in oracles/ (plan, overlap, variance, aliasing; and
 fuzz.oracles.results.compare_results, shared with Thunder); facts about ExecuTorch graphs
 that both the lane and its judgements read are in graph.py (not an oracle).
 """
 
-from fuzz.backends.exir.lane import ExirLane
+from __future__ import annotations
 
 __all__ = ["ExirLane"]
+
+
+def __getattr__(name: str):
+    """`ExirLane` on first use (PEP 562): importing the package, as importing its torch-free
+    kinds module does, imports no torch."""
+    if name == "ExirLane":
+        from fuzz.backends.exir.lane import ExirLane
+
+        return ExirLane
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

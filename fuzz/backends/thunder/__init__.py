@@ -8,11 +8,23 @@ Read in this order:
                trace comparison (results and aliasing are fuzz/oracles/, shared)
   speedups.py  Thunder's interpreter without its pure-overhead costs (same traces), a
                fixes._patching.PatchSet switched by --speedups
+  kinds.py     the lane's divergence kinds (data, no torch: the core reads them before
+               the lane is imported, so the lane class is loaded on first use)
 
 Thunder itself is imported through fixes/compat_thunder_named_tensor.py (it does not
 import on torch 2.13 without that shim).
 """
 
-from fuzz.backends.thunder.lane import ThunderLane
+from __future__ import annotations
 
 __all__ = ["ThunderLane"]
+
+
+def __getattr__(name: str):
+    """`ThunderLane` on first use (PEP 562): importing the package, as importing its torch-free
+    kinds module does, imports no torch."""
+    if name == "ThunderLane":
+        from fuzz.backends.thunder.lane import ThunderLane
+
+        return ThunderLane
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

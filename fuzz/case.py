@@ -130,6 +130,11 @@ METADATA: dict[str, Field] = {
     ),
     "META": Field("what the generator knows of the program (families, decisions, ops)", _mapping),
     "ISOLATE": Field("True: running the case kills its process; run it in a fresh one", _bool),
+    "ALSO": Field(
+        "corpus cases of other registered bugs the program cannot help showing too: their "
+        "divergences (recognised by those cases' MATCHES) are set aside, not judged here",
+        _strings,
+    ),
 }
 
 
@@ -183,6 +188,7 @@ class Case:
     versions: dict[str, str] | None = None  # VERSIONS: what EXPECT was registered on
     matches: tuple[BugPattern, ...] = ()
     isolate: bool = False  # running it kills its process (ISOLATE)
+    also: tuple[str, ...] = ()  # ALSO: other registered bugs the program shows too
     doc: str = ""
     module: types.ModuleType | None = dataclasses.field(default=None, repr=False)
 
@@ -281,9 +287,30 @@ def case_from_source(source: str, name: str, path: Path | None = None) -> Case:
         versions=dict(ns["VERSIONS"]) if ns.get("VERSIONS") else None,
         matches=tuple(parse_pattern(e) for e in ns.get("MATCHES") or ()),
         isolate=bool(ns.get("ISOLATE", False)),
+        also=strings("ALSO") or (),
         doc=(ns.get("__doc__") or "").strip(),
         module=module,
     )
+
+
+def also_patterns(case: Case) -> tuple[BugPattern, ...]:
+    """The MATCHES of the cases `case.also` names, read from the case's own folder: what
+    recognises the other registered bugs its program shows too (CaseError when one is not
+    a case file there)."""
+    out: list[BugPattern] = []
+    for name in case.also:
+        path = case.path.parent / f"{name}.py" if case.path is not None else None
+        if path is None or not path.is_file():
+            raise CaseError(f"{case.where}: ALSO names {name!r}, which is no case file beside it")
+        out += bug_patterns(case_metadata(path.read_text()))
+    return tuple(out)
+
+
+def set_aside(case: Case, divergences: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The divergences (Divergence.to_json() dicts) that a bug `case.also` names accounts
+    for: shown by the program, but registered elsewhere, so they do not decide the case."""
+    patterns = also_patterns(case)
+    return [d for d in divergences if any(p.matches(d, case.source) for p in patterns)]
 
 
 def load_case(path: str | Path) -> Case:

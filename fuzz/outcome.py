@@ -7,7 +7,10 @@ Statuses, one per (case, lane, device):
     divergence  a confirmed divergence the case does not expect
     expected    the lane's divergence kinds are exactly the case's EXPECT kinds for this
                 lane, with every fix on (EXPECT documents upstream bugs our fixes do not
-                fix; with some fixes off, everything that diverges is a `divergence`)
+                fix; with some fixes off, everything that diverges is a `divergence`).
+                Divergences of the other registered bugs a case names in ALSO (those
+                cases' MATCHES recognise them) are kept in the outcome but set aside:
+                they decide nothing here
     error       the case cannot be used (syntax error, missing program/calls, calls()
                 raising, ...) or the harness failed on it: the message names the file
     skip        the case or the lane does not run here (with the reason)
@@ -32,7 +35,7 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from fuzz.case import Case, CaseError, load_case
+from fuzz.case import Case, CaseError, load_case, set_aside
 from fuzz.case_runner import run_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.errors import error_text
@@ -163,7 +166,18 @@ def run_lane(
     if report.skipped and not report.divergences:
         out.status, out.reason = "skip", report.skipped
         return out
-    _finish(out, case, lane, report.kinds, fixes_on)
+    try:  # the divergences of other registered bugs the case says it shows (ALSO)
+        aside = set_aside(case, out.divergences)
+    except CaseError as e:
+        out.status, out.reason = "error", str(e)
+        return out
+    kinds = {d["kind"] for d in out.divergences if not any(d is a for a in aside)}
+    _finish(out, case, lane, kinds, fixes_on)
+    if aside:
+        seen = ", ".join(sorted({f"{d['kind']} at {d['stage']}" for d in aside}))
+        out.note = (out.note + "; " if out.note else "") + (
+            f"set aside as the bugs of {', '.join(case.also)} (ALSO): {seen}"
+        )
     if report.skipped:
         out.note = (out.note + "; " if out.note else "") + (
             f"then the lane stopped: {report.skipped.splitlines()[0][:200]}"

@@ -17,7 +17,8 @@ corpus folder elsewhere loads it with `-p conftest` (tests.helpers.pytest_corpus
   (reason: its UPSTREAM link): it must diverge with exactly those kinds, each divergence
   must match one of the case's MATCHES patterns (when it has any) and no pattern of another
   registered bug (another UPSTREAM; a cross-match: the registry is the repository's corpus/,
-  beside this package), and passing fails the run (the upstream bug may be fixed: drop
+  beside this package; the divergences of the other registered bugs it names in ALSO
+  are theirs and set aside), and passing fails the run (the upstream bug may be fixed: drop
   EXPECT). Such an item never passes as a skip either: a lane that skips it (unsupported,
   unavailable, ...) fails with the reason, as the registered bug no longer shows; only a
   missing device stays a skip. On another stack than its VERSIONS (another executorch, torch
@@ -42,7 +43,7 @@ from hypothesis import settings
 import fixes
 import fuzz.settings
 from fuzz.backends.registry import DEVICES, LANE_NAMES
-from fuzz.case import CaseError, bug_patterns, case_metadata, load_case
+from fuzz.case import CaseError, bug_patterns, case_metadata, load_case, set_aside
 from fuzz.corpus import is_case_file
 from fuzz.defaults import EXAMPLE_TIMEOUT_S
 from fuzz.errors import FuzzError
@@ -214,10 +215,13 @@ class CorpusItem(pytest.Item):
         self._on_another_stack(outcome)
         if outcome.status == "expected":
             # The registered bug must recognise itself: each divergence matches one of the
-            # case's MATCHES patterns (what the nightly job uses on other programs).
+            # case's MATCHES patterns (what the nightly job uses on other programs), but
+            # those of the other registered bugs it names in ALSO, which are theirs.
+            aside = set_aside(self.case, outcome.divergences)
+            own = [d for d in outcome.divergences if not any(d is a for a in aside)]
             unmatched = [
                 d
-                for d in outcome.divergences
+                for d in own
                 if self.case.matches
                 and not any(p.matches(d, self.case.source) for p in self.case.matches)
             ]
@@ -226,7 +230,7 @@ class CorpusItem(pytest.Item):
                     f"{text}\n    MATCHES of this case do not recognise: "
                     + "; ".join(f"{d['kind']} at {d['stage']}" for d in unmatched)
                 )
-            if foreign := foreign_matches(self.case, outcome.divergences):
+            if foreign := foreign_matches(self.case, own):
                 raise UnexpectedDivergence(
                     f"{text}\n    patterns of other bugs recognise this case: " + "; ".join(foreign)
                 )

@@ -312,7 +312,9 @@ _OPS = (
 _VIEWS = (
     # split/chunk: Thunder only for now. They export to `split_with_sizes_copy.out` (a list
     # out=), which the EXIR aliasing oracle does not connect to its getitems ("exir.aliasing
-    # ... S5 unexplained sharing ...", every program: a harness gap). unbind: both lanes.
+    # ... S5 unexplained sharing ...", every program: a harness gap). unbind, tensor_split:
+    # both lanes (the EXIR crash once held against tensor_split was roll's: corpus
+    # executorch_prim_mod_sign).
     _op(
         "split",
         "split",
@@ -335,7 +337,6 @@ _VIEWS = (
         "{out0}, {out1} = torch.tensor_split({0}, {where}, {dim})",
         _ranked(1),
         _tensor_split(2),
-        lanes=THUNDER_ONLY,  # EXIR: a runtime crash under triage (docs/campaigns.md)
     ),
     _op(
         "tensor_split3",
@@ -343,7 +344,6 @@ _VIEWS = (
         "{out0}, {out1}, {out2} = torch.tensor_split({0}, {where}, {dim})",
         _ranked(1),
         _tensor_split(3),
-        lanes=THUNDER_ONLY,  # EXIR: as tensor_split
     ),
     _op(
         "unbind",

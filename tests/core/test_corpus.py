@@ -465,3 +465,27 @@ def test_a_case_registered_on_another_stack_reports_instead_of_failing(tmp_path)
 
     note = run_lane(load_case(corpus / "elsewhere.py"), "thunder", "cpu").note
     assert note.startswith(f"not reproduced as registered on torch {torch_version}"), note
+
+
+def test_also_sets_aside_the_divergences_of_the_bugs_a_case_names_and_no_others(tmp_path):
+    """ALSO: a case whose program cannot help showing another registered bug names it;
+    the divergences that bug's MATCHES recognise are set aside (replay and the corpus
+    items judge the case by the rest), and a name that is no case beside it is an error."""
+    from fuzz.case import also_patterns, set_aside
+
+    body = "import torch\ndef program(x):\n    return (x,)\n"
+    body += "def calls():\n    return [(torch.ones(1),)]\n"
+    (tmp_path / "other_bug.py").write_text(
+        body + "MATCHES = ({'kind': 'exir.pipeline-variance', 'details': 'is_int'},)\n"
+    )
+    (tmp_path / "this_bug.py").write_text(body + "ALSO = ('other_bug',)\n")
+    case = load_case(tmp_path / "this_bug.py")
+    assert case.also == ("other_bug",) and len(also_patterns(case)) == 1
+    theirs = {"kind": "exir.pipeline-variance", "stage": "pipeline-variance[after-asserts]"}
+    theirs["details"] = "raise AttributeError: 'int' object has no attribute 'is_int'"
+    other_variance = theirs | {"details": "changes the memory plan"}
+    crash = {"kind": "exir.crash", "stage": "call[1]", "details": "error 0x12"}
+    assert set_aside(case, [crash, theirs, other_variance]) == [theirs]
+    (tmp_path / "this_bug.py").write_text(body + "ALSO = ('no_such_case',)\n")
+    with pytest.raises(CaseError, match="ALSO names 'no_such_case'"):
+        set_aside(load_case(tmp_path / "this_bug.py"), [crash])

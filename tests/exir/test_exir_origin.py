@@ -104,3 +104,23 @@ def test_op_classes():
     assert op_class(aten.add.Tensor) == op_class(aten.mul.Tensor) == "pointwise"
     assert op_class(aten.transpose.int) == op_class(aten.narrow.default) == "view"
     assert op_class(aten.bmm.default) == "aten.bmm.default"
+
+
+def test_a_multi_output_node_kept_as_one_piece_is_judged_where_the_piece_is_used():
+    """tensor_split's second piece is one slice_copy in the edge program: it agrees with
+    eager (no departure at the tuple of pieces); a wrong piece departs at its user."""
+
+    def program(x):
+        _, rest = torch.tensor_split(x, (1,), 0)
+        return (rest * 2.0,)
+
+    args = (torch.randn(4, 3),)
+    b = build(program, args, {0: {0: (2, 8)}})
+    edge_ep = b.edge.exported_program()
+    assert first_departure(b.ep, edge_ep, args) is None
+    (piece,) = [n for n in edge_ep.graph.nodes if "slice_copy" in str(n.target)]
+    piece.args = (piece.args[0], piece.args[1], 2, *piece.args[3:])  # starts a row late
+    edge_ep.graph_module.recompile()
+    found = first_departure(b.ep, edge_ep, args)
+    assert found is not None and found["op"] == "aten.mul.Tensor", found
+    assert found["nature"] == "shape", found

@@ -14,7 +14,11 @@ the *last* edge node descended from an ATen node is the one that holds that node
 value (a decomposition's intermediates and an inserted cast come before it). The first
 such node whose value differs from its ATen node's value is the departure, by its
 nature: `dtype`, `shape` or `values` (floats within the per-dtype tolerances of
-fuzz.oracles.results). Nodes inside control-flow branches are compared the same way
+fuzz.oracles.results). A multi-output ATen node (`tensor_split`, `unbind`, ...) that the
+edge program computes as one node per piece it uses (`slice_copy`, `select_copy`) is not
+compared with the one piece holding it: a wrong piece departs at the node that uses it.
+(Compared, the tuple of every piece against one tensor was a `shape` departure of each
+such program on every call.) Nodes inside control-flow branches are compared the same way
 when both programs ran the branch under the same name.
 
 None when the two programs agree on every node they share: the fault, if any, is later
@@ -102,7 +106,10 @@ def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] |
             source = aten_nodes.get((path, root)) if root is not None else None
             if source is None or (path, n.name) not in lowered or (path, root) not in reference:
                 continue
-            nature = difference(reference[(path, root)], lowered[(path, n.name)])
+            expected, actual = reference[(path, root)], lowered[(path, n.name)]
+            if isinstance(expected, (tuple, list)) and isinstance(actual, torch.Tensor):
+                continue  # one piece of a multi-output node: judged where it is used
+            nature = difference(expected, actual)
             if nature is not None:
                 return {
                     "op": target_name(source.target),

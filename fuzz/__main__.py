@@ -226,6 +226,14 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--max-calls", type=int, default=MAX_CALLS, help=f"calls per case (default {MAX_CALLS})"
     )
+    n.add_argument(
+        "--op-focus",
+        choices=("on", "off"),
+        default="on",
+        help="short rounds, each drawing more often the ops this worker has drawn least "
+        "(fuzz/campaign/focus.py); off: one round, the catalogue's family weights only "
+        "(default on)",
+    )
     n.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser
 

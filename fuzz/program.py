@@ -26,7 +26,7 @@ import sympy
 from fuzz import ops as op_catalogue
 from fuzz.ops.dtypes import INPUT_DTYPES
 from fuzz.ops.spec import Decision, NumberType, OpSpec, Picker, Symbols, TensorType, Value
-from fuzz.ops.weights import FAMILY_WEIGHTS
+from fuzz.ops.weights import FAMILY_WEIGHTS, FOCUS_FAMILY, FOCUS_WEIGHT
 
 MAX_OUTPUTS = 3
 
@@ -161,11 +161,21 @@ def _add_node(op, candidates, pick, types, syms, nodes, decisions) -> None:
     decisions.extend(built.decisions)
 
 
-def _by_family(ops: Sequence[OpSpec]) -> dict[str, list[OpSpec]]:
+def _by_family(
+    ops: Sequence[OpSpec], focus: frozenset[str] = frozenset()
+) -> dict[str, list[OpSpec]]:
+    """The ops by family, plus the nightly round's focus ops (fuzz/campaign/focus.py) as one
+    more family, `FOCUS_FAMILY`, when any of them is in `ops`."""
     by_family: dict[str, list[OpSpec]] = {}
     for op in ops:
         by_family.setdefault(op.family, []).append(op)
+    if chosen := [op for op in ops if op.name in focus]:
+        by_family[FOCUS_FAMILY] = chosen
     return by_family
+
+
+def _weight(family: str) -> int:
+    return FOCUS_WEIGHT if family == FOCUS_FAMILY else FAMILY_WEIGHTS.get(family, 1)
 
 
 def _pick_op(by_family: dict[str, list[OpSpec]], types, syms, pick: Picker, keep=None):
@@ -180,7 +190,7 @@ def _pick_op(by_family: dict[str, list[OpSpec]], types, syms, pick: Picker, keep
     filters an op's candidates (None: keep all). None when no op applies."""
     families = list(by_family)
     while families:
-        weighted = [f for f in families for _ in range(FAMILY_WEIGHTS.get(f, 1))]
+        weighted = [f for f in families for _ in range(_weight(f))]
         family = pick.pick(weighted)
         choices = []
         for op in by_family[family]:
@@ -195,13 +205,17 @@ def _pick_op(by_family: dict[str, list[OpSpec]], types, syms, pick: Picker, keep
     return None
 
 
-def decode(genome: Genome, ops: Sequence[OpSpec] = op_catalogue.CATALOGUE) -> Program:
+def decode(
+    genome: Genome,
+    ops: Sequence[OpSpec] = op_catalogue.CATALOGUE,
+    focus: frozenset[str] = frozenset(),
+) -> Program:
     syms = Symbols()
     types = _decode_inputs(genome, syms)
     input_genes = (genome.inputs or ((0,),)) + genome.numbers
     n_inputs = len(types)
     nodes, decisions = [], []
-    by_family = _by_family(ops)
+    by_family = _by_family(ops, focus)
     for gene in genome.ops:
         pick = Picker(gene)
         op, candidates = _pick_op(by_family, types, syms, pick)

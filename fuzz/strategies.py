@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 import sympy
 from hypothesis import strategies as st
@@ -45,11 +46,15 @@ def genomes(
 
 
 def programs(
-    lanes: Sequence[str] = ("thunder", "exir"), max_inputs: int = 3, max_ops: int = MAX_OPS
+    lanes: Sequence[str] = ("thunder", "exir"),
+    max_inputs: int = 3,
+    max_ops: int = MAX_OPS,
+    focus: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[Program]:
-    """Programs every one of `lanes` supports (Thunder cannot trace data-dependent ops)."""
+    """Programs every one of `lanes` supports (Thunder cannot trace data-dependent ops);
+    `focus`: op names drawn more often (a nightly round's focus, fuzz/campaign/focus.py)."""
     ops = op_catalogue.for_lanes(lanes)
-    return genomes(max_inputs, max_ops).map(lambda g: decode(g, ops))
+    return genomes(max_inputs, max_ops).map(lambda g: decode(g, ops, focus))
 
 
 @st.composite
@@ -132,11 +137,15 @@ def cases(
     lanes: Sequence[str] = ("thunder", "exir"),
     max_ops: int = MAX_OPS,
     max_calls: int = MAX_CALLS,
+    focus: Any = None,
 ) -> GeneratedCase:
     """A case for one of `lanes` (drawn first; `GeneratedCase.lane`), whose program uses
-    that lane's whole op set and whose source says `LANES = (lane,)`."""
+    that lane's whole op set and says `LANES = (lane,)`. `focus`: an object whose `ops`
+    (op names, drawn more often) are read at each draw: a nightly worker's
+    fuzz.campaign.focus.Focus, which moves while the worker explores."""
     lanes = tuple(lanes)
     lane = draw(st.sampled_from(lanes)) if len(lanes) > 1 else lanes[0]
-    program = draw(programs((lane,), max_ops=max_ops))
+    now = focus.ops if focus is not None else frozenset()
+    program = draw(programs((lane,), max_ops=max_ops, focus=now))
     plans = draw(call_plans(program, max_calls=max_calls))
     return make_case(program, plans, lane=lane)

@@ -279,6 +279,7 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
         "versions": hello.versions if hello else {},
         "harness": sup.harness,
         "max_examples": s.max_examples,
+        "op_focus": s.op_focus,
         "database": s.database,
         "corpus": list(s.corpus),
         "cases_dir": str(s.into or s.out / "cases"),

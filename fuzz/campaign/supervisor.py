@@ -78,6 +78,7 @@ class CampaignSettings:
     corpus: tuple[str, ...] = ("corpus",)
     into: str | None = None
     engine: str = "local"
+    op_focus: bool = True
     quiet: bool = False
     speedups: str = "on"  # fuzz/speedups.py
 
@@ -162,6 +163,7 @@ class Supervisor:
             suppressed=tuple(sorted(b for b, f in self.findings.items() if f.final)),
             harness=self.harness,
             speedups=s.speedups,
+            op_focus=s.op_focus,
         )
 
     def started(self, slot: Slot) -> None:

@@ -44,6 +44,7 @@ import fixes
 import fuzz.settings  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz.campaign.database import open_database
 from fuzz.campaign.example import leads, program_coverage, reduce_finding, run_example
+from fuzz.campaign.focus import Focus
 from fuzz.campaign.protocol import (
     Bye,
     Candidate,
@@ -95,6 +96,8 @@ class Worker:
         self.last_return = time.perf_counter()
         self.errors_sent: set[str] = set()
         self.unavailable: dict[str, str] = {}
+        # The ops drawn more often (fuzz/campaign/focus.py); moves only while exploring.
+        self.focus = Focus(config.lanes, derive_seed(config.seed, 1), config.op_focus)
 
     def harness_error(self, text: str) -> None:
         key = text.splitlines()[0][:200] if text else "?"
@@ -156,6 +159,8 @@ class Worker:
         if self.phase == "explore":
             self.explored += 1
         new = self.run(generated, where, self.phase, gen_s)
+        if self.phase == "explore":
+            self.focus.explored_program((n.op for n in generated.program.nodes), not new)
         if not new:
             self.verdicts[(source, where)] = None
             return
@@ -246,6 +251,7 @@ class Worker:
         phases = [Phase.generate, Phase.shrink] + ([Phase.reuse] if db is not None else [])
         self.phase, self.shrink_deadline = "explore", float("inf")
         self.primary, self.best = None, None
+        self.focus.move_if_due()
 
         @settings(
             settings.get_profile("nightly"),
@@ -256,7 +262,9 @@ class Worker:
             derandomize=False,
         )
         @seed(derive_seed(cfg.seed, round_no))
-        @given(cases(lanes=cfg.lanes, max_ops=cfg.max_ops, max_calls=cfg.max_calls))
+        @given(
+            cases(lanes=cfg.lanes, max_ops=cfg.max_ops, max_calls=cfg.max_calls, focus=self.focus)
+        )
         def nightly_example(generated):
             self.example(generated)
 

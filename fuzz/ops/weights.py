@@ -7,6 +7,9 @@ custom ops, shape branches and torch.cond, number inputs) weigh more, so that a 
 catalogue of everyday ops never dilutes them below the nightly's coverage floors (EXIR:
 30 % of programs hold a data-dependent op, a custom op or a cond; benchmarks/RESULTS.md).
 A family not listed weighs 1.
+
+`FOCUS_WEIGHT` is the weight of a nightly round's focus (fuzz/campaign/focus.py), the ops a
+worker has drawn least that night, picked as one more family.
 """
 
 from __future__ import annotations
@@ -20,3 +23,6 @@ FAMILY_WEIGHTS: dict[str, int] = {
     "inplace": 2,
     "broadcast": 2,
 }
+
+FOCUS_FAMILY = "focus"
+FOCUS_WEIGHT = 6

@@ -1,0 +1,72 @@
+"""Op focus: a worker keeps drawing more often the catalogue ops it has drawn least.
+
+Why: the generator picks an op family by weight, then an op of it (fuzz/ops/weights.py),
+so an op's share of draws is its family's share divided by the family's size. With 219
+ops that leaves the ops of large families (27 math ops, 17 layout ops) drawn a few times a
+night, and about half the catalogue never drawn in a 120 s night (benchmarks/RESULTS.md):
+a fault in such an op is found only by luck. So every `PERIOD` explored programs the
+worker moves its focus to the `FOCUS_SIZE` lane ops it has drawn least so far (ties broken
+by a seed derived from the campaign's), and the generator adds the focus as one more
+family (weight `FOCUS_WEIGHT` in fuzz/ops/weights.py): the stress families keep most of
+their share, and an op still appears only where its operand constraints hold (valid by
+construction, as before).
+
+The focus is read when a program is drawn and moves only while exploring, never while a
+finding is shrunk, so Hypothesis shrinks with one mapping from choices to programs; the
+campaign seed still determines every program. Short Hypothesis rounds would do the same
+with less state, but every round restarts Hypothesis' generation from small programs
+(measured: fewer ops per program and fewer programs per second). `nightly --op-focus
+off` gives the family weights alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from fuzz import ops as op_catalogue
+
+PERIOD = 10  # explored programs between two moves of the focus
+FOCUS_SIZE = 8  # ops in the focus
+
+
+def least_drawn(
+    names: Iterable[str], drawn: Counter, seed: int, size: int = FOCUS_SIZE
+) -> frozenset[str]:
+    """The `size` op names of `names` with the fewest draws in `drawn`; among equally drawn
+    ones, a choice seeded by `seed` (so a rerun of the campaign focuses alike)."""
+    order = sorted(set(names))
+    random.Random(seed).shuffle(order)
+    order.sort(key=lambda name: drawn[name])  # stable: the shuffle breaks ties
+    return frozenset(order[:size])
+
+
+class Focus:
+    """The current focus of one worker (`ops`, read by fuzz.strategies.cases at each draw)
+    and the draws it is computed from."""
+
+    def __init__(self, lanes: Sequence[str], seed: int, on: bool = True):
+        self.names = tuple(op.name for op in op_catalogue.for_lanes(lanes)) if on else ()
+        self.seed, self.drawn, self.explored, self.due = seed, Counter(), 0, False
+        self.ops = self._next()
+
+    def _next(self) -> frozenset[str]:
+        if not self.names:
+            return frozenset()
+        return least_drawn(self.names, self.drawn, self.seed + self.explored)
+
+    def explored_program(self, op_names: Iterable[str], may_move: bool) -> None:
+        """Count an explored program's ops. Every `PERIOD` programs the focus moves, but only
+        when `may_move`: a program that diverged is shrunk next, by replaying its choices,
+        which must decode to programs of the focus it was drawn with (`move_if_due` then
+        moves it when the next round starts)."""
+        self.drawn.update(set(op_names))
+        self.explored += 1
+        self.due = self.due or self.explored % PERIOD == 0
+        if may_move:
+            self.move_if_due()
+
+    def move_if_due(self) -> None:
+        if self.due:
+            self.ops, self.due = self._next(), False

@@ -12,6 +12,12 @@ eager returns bfloat16. The same happens for float16 (`x * 2.0` -> float32) and 
 integer tensors (`int32 + 2` -> int64); a tensor with a dim is not affected (a
 dimensioned tensor outranks a 0-dim one). Found by the fixes-on EXIR campaign (a
 generated program `x0.squeeze(0) + (x1 - 1) / 2` with a bfloat16 x0 of shape (1,)).
+The 0-dim tensor need not be an input: a full reduction of a 1-d tensor times a number
+(`torch.std(x0, dim=0, correction=0).mul_(1.5)` of a bfloat16 x0, found by a fault
+benchmark baseline night on 2026-12-02; `x.sum(0) * 2.0` too) is promoted the same way.
+That form is recognised by the origin fact (the first edge node that departs from eager
+does so by dtype); where an earlier node already departs by values (a bfloat16 std of
+several elements lowers to var and sqrt, a few ulps apart), it is not.
 """
 
 import torch
@@ -38,6 +44,17 @@ MATCHES = (
             r"|int64, expected torch\.(int8|int16|int32|uint8))\b"
         ),
         "facts": {"sizes": "zero-dim"},
+    },
+    # The 0-dim tensor computed in the program (a full reduction, `x.sum(0) * 2.0` of a
+    # 1-d input): no input is 0-dim, but the first edge node that departs from eager is
+    # the op with the number, by dtype, and the pass's cast is in the edge program.
+    {
+        "kind": "exir.runtime-result",
+        "details": (
+            r"dtype torch\.(float32, expected torch\.(bfloat16|float16)"
+            r"|int64, expected torch\.(int8|int16|int32|uint8))\b"
+        ),
+        "facts": {"origin": "*:dtype", "ops": "dim_order_ops._to_dim_order_copy.default"},
     },
 )
 # Searched the issue index for "RemoveMixedTypeOperators 0-dim tensor scalar type

@@ -360,6 +360,27 @@ VARIANTS = {
             return [(torch.tensor([300.0, 1.0], dtype=torch.float64),)]
         """,
     ),
+    # The 0-dim tensor is computed (a full reduction), not an input; in place, as found.
+    "executorch_zero_dim_scalar_promotion:reduced-in-place": (
+        "exir",
+        """
+        def program(x):
+            return (torch.neg(torch.std(x, dim=0, correction=0).mul_(1.5)),)
+
+        def calls():
+            return [(torch.tensor([0.5], dtype=torch.bfloat16),)]
+        """,
+    ),
+    "executorch_zero_dim_scalar_promotion:reduced": (
+        "exir",
+        """
+        def program(x):
+            return (x.sum(0) * 2.0,)
+
+        def calls():
+            return [(torch.tensor([0.5, -1.25, 2.0], dtype=torch.float16),)]
+        """,
+    ),
     # Floor division by a number (floor_divide, div.Tensor_mode in the edge program).
     "executorch_scalar_constant_float32:floor-divide": (
         "exir",

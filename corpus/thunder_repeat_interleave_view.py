@@ -12,7 +12,15 @@ gives the same). Writing to that result writes through to the caller's tensor:
 `y = x.repeat_interleave(1, dim=0); y.add_(1)` changes `x` (thunder.aliasing, "(mutation)"),
 and an in-place op on a size-1 dim repeated raises torch's "unsupported operation: more
 than one element of the written-to tensor refers to a single memory location" where eager
-wrote into a fresh tensor (thunder.crash). `repeat` and `tile` copy as eager does.
+wrote into a fresh tensor (thunder.crash). An in-place write to the input (or a view of it)
+after the call shows through the returned result, a wrong value where eager's copy kept the
+old one: `y = x.repeat_interleave(1, dim=0); x.add_(1.0); return (y,)` returns x + 1
+(thunder.wrong-result, "output 0: values differ ... at [0]: 2.0 vs eager 1.0", next to the
+aliasing divergence; Thunder's trace computes y as `torch.reshape(torch.expand(
+torch.unsqueeze(x)))`, then `copy_(x + 1, x)`). Replacing repeat_interleave by `clone`, or
+repeating twice along a dim of size 2 (no view), makes both divergences go away (checked
+on the nightly's finding thunder_wrong_result_4a8bb591, 2026-12-02, where the write was
+`v4.add_(v4)` on a `torch.chunk` of the input). `repeat` and `tile` copy as eager does.
 Main (checked 2026-01-29) has the same decomposition. Found by the generator's
 `repeat_interleave` op (fuzz/ops/sorting.py); fixes on or off alike.
 """
@@ -33,7 +41,7 @@ EXPECT = ("thunder.aliasing",)
 VERSIONS = {"torch": "2.13.0", "lightning-thunder": "0.2.6"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py): in a program
 # with repeat_interleave, an output shares storage with an input where eager's does not,
-# or an in-place op after it changes an input.
+# an in-place op after it changes an input, or a write after it shows in its returned result.
 MATCHES = (
     {
         "kind": "thunder.aliasing",
@@ -49,6 +57,15 @@ MATCHES = (
         "source": r"(\w+) = \w+\.repeat_interleave\([^\n]*\n[\s\S]*?\b\1\.\w+_\(",
     },
     {
+        "kind": "thunder.wrong-result",
+        "details": r"output \d+: values differ",
+        "facts": {"ops": ["*repeat_interleave", "torch.Tensor.*_"]},
+        # An in-place op after repeat_interleave, whose result the program returns: the
+        # write to its input shows through Thunder's view (eager returned a copy).
+        "source": r"(\w+) = \w+\.repeat_interleave\([^\n]*\n[\s\S]*?\.\w+_\("
+        r"[\s\S]*\breturn \([^\n]*\b\1\b",
+    },
+    {
         "kind": "thunder.crash",
         "details": r"more than one element of the written-to tensor",
         # Thunder raised while running its trace: no ops fact; the program has both.
@@ -56,6 +73,13 @@ MATCHES = (
     },
 )
 # Searched the issue index for "thunder repeat_interleave", "thunder repeat_interleave
-# output aliases input view expand reshape": no upstream report found.
+# output aliases input view expand reshape": no upstream report found. Searched again
+# 2026-12-02 for the wrong-result form ("thunder repeat_interleave returns view aliases
+# input in-place", "lightning-thunder reshape returns view in-place copy_ output wrong value
+# aliasing"; find_string "repeat_interleave"): the nearest is
+# https://github.com/Lightning-AI/lightning-thunder/issues/957 (closed; `torch.reshape` may
+# or may not return a view, so Thunder refuses an in-place op on a reshape's result, PR
+# #958), which does not cover a reshape inside repeat_interleave's decomposition returned to
+# the caller, nor a write to the reshape's input.
 UPSTREAM = None
 CLASS = "bug"

@@ -257,6 +257,31 @@ VARIANTS = {
             return [(torch.randn(2, 1),)]
         """,
     ),
+    # A write to the input after repeat_interleave (a size-1 dim repeated, through a narrow
+    # view) shows in the returned result: a wrong value next to the aliasing.
+    "thunder_repeat_interleave_view:written-after": (
+        "thunder",
+        """
+        def program(x, w):
+            y = x.repeat_interleave(2, dim=1)
+            x.narrow(0, 0, 1).mul_(w)
+            return (w + 1.0, y)
+
+        def calls():
+            return [(torch.randn(3, 1), torch.randn(1))]
+        """,
+    ),
+    # Two single-value groups of a 3-d intermediate, with another output beside it.
+    "thunder_group_norm_single_value_group": (
+        "thunder",
+        """
+        def program(x, y):
+            return (y * 2.0, torch.group_norm(torch.relu(x), 2, eps=0.001))
+
+        def calls():
+            return [(torch.randn(1, 2, 1), torch.randn(3))]
+        """,
+    ),
     # arange(0) traced as 0-d, met by Thunder's own tril on an empty last dim.
     "thunder_arange_empty_zero_dim:tril": (
         "thunder",

@@ -12,6 +12,12 @@ corpus/thunder_alias_index_shift.py (silent); a number input turns it into this 
 under symbolic values only (the default cache makes `n` a constant). Fixes on or off
 alike. Found by the generator once programs had number inputs.
 
+A float number in that position raises the same with 'FloatProxy' (`a.exp().add_(2.0)`
+here). A 1,000-program campaign showed that form with an unused *first* input:
+`program(x0, x1, x2, n0, n1)` with x0 unused, x1 and x2 disjoint views of one base and
+`x1.mul_(x2)`; the call positions "1,2" index the computation's `(x1, x2, n0, n1)`, and
+position 2 is the float `n0` ("'FloatProxy' object has no attribute 'shape'").
+
 The generator now lets only inputs the program uses alias each other (fuzz/calls.py),
 so this known bug does not hide other findings.
 """
@@ -31,12 +37,17 @@ def calls():
 LANES = ("thunder",)
 EXPECT = ("thunder.crash",)
 VERSIONS = {"torch": "2.13.0", "lightning-thunder": "0.2.6"}  # the stack EXPECT was registered on
-# What identifies this bug in a divergence of any program (fuzz/known.py).
+# What identifies this bug in a divergence of any program (fuzz/known.py): the number
+# proxy the shifted position lands on, an int or a float input.
 MATCHES = (
     {
         "kind": "thunder.crash",
-        "details": r"'IntegerProxy' object has no attribute 'shape'",
+        "details": r"'(IntegerProxy|FloatProxy)' object has no attribute 'shape'",
     },
 )
+# The float form: searched the issue index for "'FloatProxy' object has no attribute
+# 'shape' replace_args_with_alias_map" and "lightning-thunder alias_tensor_indices unused
+# input number proxy has no attribute shape": no report beyond #1236 (the same position
+# mismatch in replace_args_with_alias_map, thunder/core/update_aliases.py).
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"
 CLASS = "bug"

@@ -117,6 +117,27 @@ def test_trace_normalization_ignores_proxy_names_and_traced_values():
     assert unsound_hit(TRACE_A, renamed, "call[1]", "cpu") is None
 
 
+def test_trace_normalization_keeps_dtypes_named_like_a_proxy():
+    """A number proxy may be named like a dtype (`i64`, `f32`): renaming it must leave the
+    dtypes in the types alone. Found by a nightly (a cached trace with a proxy `i64` and an
+    `i64` tensor, fresh trace numbered one off, reported as an unsound hit)."""
+    trace = """
+def computation(a):
+  # a: "cpu f32[[IntegerProxy name=i0, value=2]]"
+  t1 = ltorch.arange(1, None, 1, device=None, dtype=None)  # t1: "cpu i64[1]"
+    # {eq} = prims.eq(i0, 1)  # {eq}: "bool False"
+    # {f} = prims.convert_element_type(i0, float)  # {f}: "float 2.0"
+  t2 = ltorch.mul(a, {f})  # t2: "cpu f32[...value=2...]"
+  return (t1, t2)
+"""
+    cached = trace.format(eq="i64", f="f32")  # proxies numbered like two dtypes
+    fresh = trace.format(eq="i65", f="f33")
+    assert normalize_trace(cached) == normalize_trace(fresh)
+    assert unsound_hit(cached, fresh, "call[3]", "cpu") is None
+    # the dtypes still count: an i32 arange is another trace
+    assert unsound_hit(cached, fresh.replace("cpu i64[1]", "cpu i32[1]"), "call[3]", "cpu")
+
+
 @pytest.mark.parametrize(
     "change",
     [

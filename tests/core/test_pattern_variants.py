@@ -430,6 +430,20 @@ VARIANTS = {
             return [(x, torch.ones(2))]
         """,
     ),
+    # A float number, reached by an unused first input before two disjoint views written
+    # in place (the alias positions "1,2" land on the float n): 'FloatProxy' has no shape.
+    "thunder_alias_number_input_integerproxy:float": (
+        "thunder",
+        """
+        def program(x0, x1, x2, n):
+            x1.mul_(x2)
+            return (x1 * n,)
+
+        def calls():
+            base = torch.randn(10)
+            return [(torch.ones(3), base[:5], base[5:], 3.0)]
+        """,
+    ),
 }
 
 

@@ -9,7 +9,8 @@ differs between two traces of the same program:
   program's variables): every name the trace binds (parameters, assignment targets) is
   renumbered in order of first appearance; nothing else is renamed, so `dtypes.float32`
   vs `dtypes.float64`, `prims.log2` vs `prims.log10` and `prims.add` vs `prims.sub`
-  stay different;
+  stay different, nor is any type: a number proxy may be named `i64` or `f32`, and the
+  dtype in `cpu i64 rank=1` is not that proxy;
 * traced values: type annotations keep device, dtype and rank (`cpu f32 rank=2`) or the
   number type (`int`), never sizes or values; source-line comments go.
 
@@ -35,6 +36,7 @@ _TARGETS = re.compile(r"^\(?([\w, ]+?)\)?\s*=\s*\S")  # `t15 = ...`, `(i0, i1) =
 _ANNOTATED = re.compile(r'^(.*?)\s*#\s*(\w+): "([^"]*)"$')  # `code  # name: "type"`
 _DECLARATION = re.compile(r'^(\w+): "([^"]*)"$')  # `x0: "cpu f32[...]"` (a comment line)
 _TENSOR_TYPE = re.compile(r"^(\S+) (\w+)\[(.*)\]$")
+_TYPE_SEP = " :: "  # between a normalized line's code and its value's type
 
 
 def _rank(shape: str) -> int:
@@ -63,9 +65,9 @@ def _lines(text: str) -> list[str]:
         if not line or line.startswith(_SKIP) or _SOURCE_LINE.match(line):
             continue
         if m := _DECLARATION.match(line):
-            out.append(f"{m.group(1)} :: {_type_of(m.group(2))}")
+            out.append(f"{m.group(1)}{_TYPE_SEP}{_type_of(m.group(2))}")
         elif m := _ANNOTATED.match(line):
-            out.append(f"{m.group(1)} :: {_type_of(m.group(3))}")
+            out.append(f"{m.group(1)}{_TYPE_SEP}{_type_of(m.group(3))}")
         else:
             out.append(line)
     return out
@@ -93,9 +95,15 @@ def normalize_trace(text: str) -> str:
         r"(?<![\w.])(" + "|".join(map(re.escape, sorted(bound, key=len, reverse=True))) + r")\b"
     )
     names: dict[str, str] = {}
-    return "\n".join(
-        token.sub(lambda m: names.setdefault(m.group(1), f"%{len(names)}"), line) for line in lines
-    )
+
+    def renamed(line: str) -> str:
+        # Only the code is renamed, never the type `_lines` appended after " :: ": Thunder
+        # names number proxies `i64`, `f32`, ... like the dtypes in `cpu i64 rank=1`.
+        code, sep, type_ = line.partition(_TYPE_SEP)
+        code = token.sub(lambda m: names.setdefault(m.group(1), f"%{len(names)}"), code)
+        return code + sep + type_
+
+    return "\n".join(renamed(line) for line in lines)
 
 
 TRACE_NAMES = ("initial", "execution")

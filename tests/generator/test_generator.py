@@ -9,6 +9,7 @@ import random
 from collections import Counter
 
 import sympy
+import torch
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -227,6 +228,17 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
             keys = [a.untyped_storage().data_ptr() for a in tensors if a.numel()]
             seen["shared-storage"] += len(set(keys)) < len(keys)
             seen["non-contiguous"] += any(not a.is_contiguous() for a in tensors)
+            # Thunder miscounts aliased positions after an unused input (a registered bug
+            # that would hide every other oracle): no aliasing at or after one.
+            used = program.used_inputs()
+            storage = {
+                i: a.untyped_storage().data_ptr()
+                for i, a in enumerate(args)
+                if isinstance(a, torch.Tensor) and a.numel()
+            }
+            for j, ptr in storage.items():
+                if any(storage[i] == ptr for i in storage if i < j):
+                    assert all(k in used for k in range(j)), (program, args)
     assert seen["same"] and seen["shared-storage"] > seen["same"] and seen["non-contiguous"], seen
 
 

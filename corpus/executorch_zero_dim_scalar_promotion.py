@@ -15,9 +15,10 @@ generated program `x0.squeeze(0) + (x1 - 1) / 2` with a bfloat16 x0 of shape (1,
 The 0-dim tensor need not be an input: a full reduction of a 1-d tensor times a number
 (`torch.std(x0, dim=0, correction=0).mul_(1.5)` of a bfloat16 x0, found by a fault
 benchmark baseline night on 2026-12-02; `x.sum(0) * 2.0` too) is promoted the same way.
-That form is recognised by the origin fact (the first edge node that departs from eager
-does so by dtype); where an earlier node already departs by values (a bfloat16 std of
-several elements lowers to var and sqrt, a few ulps apart), it is not.
+That form is recognised by the dtype the result has and the cast the pass inserts
+(`_to_dim_order_copy` in the edge program); a different bug with the same symptom (a
+float32 result where eager gives a half type, next to such a cast) would be counted as
+this one.
 """
 
 import torch
@@ -46,15 +47,15 @@ MATCHES = (
         "facts": {"sizes": "zero-dim"},
     },
     # The 0-dim tensor computed in the program (a full reduction, `x.sum(0) * 2.0` of a
-    # 1-d input): no input is 0-dim, but the first edge node that departs from eager is
-    # the op with the number, by dtype, and the pass's cast is in the edge program.
+    # 1-d input): no input is 0-dim; the pass's cast is in the edge program. Not the
+    # origin fact: a low-precision reduction before it often departs by values first.
     {
         "kind": "exir.runtime-result",
         "details": (
             r"dtype torch\.(float32, expected torch\.(bfloat16|float16)"
             r"|int64, expected torch\.(int8|int16|int32|uint8))\b"
         ),
-        "facts": {"origin": "*:dtype", "ops": "dim_order_ops._to_dim_order_copy.default"},
+        "facts": {"ops": "dim_order_ops._to_dim_order_copy.default"},
     },
 )
 # Searched the issue index for "RemoveMixedTypeOperators 0-dim tensor scalar type

@@ -180,6 +180,17 @@ VARIANTS = {
             return [(torch.tensor([[-3, 2, -9], [1, -1, 0]]),)]
         """,
     ),
+    # index_select along an empty inner dim of a 2-d intermediate, reduced after.
+    "executorch_index_select_empty_axis": (
+        "exir",
+        """
+        def program(x, i):
+            return ((x + 1).index_select(1, i).sum(1),)
+
+        def calls():
+            return [(torch.randn(2, 0), torch.zeros(0, dtype=torch.int64))]
+        """,
+    ),
     # masked_fill of a bool intermediate (a comparison) with an int value, 2-d.
     "thunder_masked_fill_bool_int": (
         "thunder",

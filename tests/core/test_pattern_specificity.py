@@ -89,6 +89,7 @@ GENERIC_SYMPTOMS: dict[str, list[tuple[str, str, str, dict[str, Any]]]] = {
         ("exir.crash", "call", "the runtime raised RuntimeError: method->execute() failed", {}),
         ("exir.crash", "process", "the process died (SIGABRT)", {"returncode": -6}),
         ("exir.crash", "process", "the process died (SIGSEGV)", {"returncode": -11}),
+        ("exir.crash", "process", "the process died (SIGFPE)", {"returncode": -8}),
         ("exir.runtime-result", "call", "output 0: values differ (exact dtype)", {"output": 0}),
         (
             "exir.runtime-result",

@@ -209,6 +209,17 @@ VARIANTS = {
         DIMS = {"x": {1: (2, 4)}}
         """,
     ),
+    # index_select along an empty inner dim of a 2-d intermediate, reduced after.
+    "executorch_index_select_empty_axis": (
+        "exir",
+        """
+        def program(x, i):
+            return ((x + 1).index_select(1, i).sum(1),)
+
+        def calls():
+            return [(torch.randn(2, 0), torch.zeros(0, dtype=torch.int64))]
+        """,
+    ),
     # masked_fill of a bool intermediate (a comparison) with an int value, 2-d.
     "thunder_masked_fill_bool_int": (
         "thunder",
@@ -499,3 +510,70 @@ def test_a_pattern_of_another_bug_that_recognises_a_case_is_reported():
     assert any("by thunder_disjoint_views_inplace" in m for m in foreign_matches(case, [wrong]))
     alone = wrong | {"data": {"control": "diverges too", "facts": {"inputs": []}}}
     assert foreign_matches(case, [alone]) == []
+
+
+# Variants that kill the process that runs them (a case's ISOLATE): each runs in a fresh
+# process (fuzz.outcome.run_lane_isolated), and its crash is classified from the facts
+# the lane announced before it died.
+ISOLATED_VARIANTS = {
+    # `//` of a constant by an unbacked size that a dropped torch._check kept nonzero:
+    # executorch_prim::floordiv.Scalar(3, 0) at call 1, where eager's check raises.
+    "executorch_prim_int_div_by_zero:floordiv": (
+        "exir",
+        """
+        def program(x, y):
+            u = x.nonzero().shape[0]
+            torch._check(u > 0)
+            return (y[3 // u] * 2,)
+
+        def calls():
+            return [
+                (torch.tensor([1.0, 1.0, 0.0]), torch.arange(4.0)),
+                (torch.zeros(3), torch.arange(4.0)),
+            ]
+        """,
+    ),
+    # The campaign's form: every call is fine; the lower contract probe (s0 = 1, below
+    # the exported minimum 2) makes the conv1d output length `(s0 - 2) // 2 + 1` zero and
+    # `1 % 0` kills the runtime (exir_crash_ae0327d7).
+    "executorch_prim_int_div_by_zero:lower-probe": (
+        "exir",
+        """
+        import torch.nn.functional as F
+
+        def program(x, n):
+            w = (torch.arange(6, dtype=x.dtype) / 6 - 0.5).reshape(3, 1, 2)
+            v = F.conv1d(x[None, None], w, stride=2).permute(2, 0, 1)
+            return (v[n % v.shape[0]],)
+
+        def calls():
+            return [(torch.randn(3, dtype=torch.bfloat16), 1)]
+
+        DIMS = {"x": {0: (2, 5)}}
+        """,
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(ISOLATED_VARIANTS))
+def test_a_variant_that_kills_its_process_is_recognised_as_that_bug(variant, tmp_path):
+    if not all_fixes_on():
+        pytest.skip("the registry is written for the fixed stacks")
+    from fuzz.case import load_case
+    from fuzz.outcome import run_lane_isolated
+
+    lane, body = ISOLATED_VARIANTS[variant]
+    registered = variant.partition(":")[0]
+    path = tmp_path / f"variant_of_{registered}.py"
+    path.write_text(
+        "import torch\n\n" + textwrap.dedent(body) + f"\nLANES = ({lane!r},)\nISOLATE = True\n"
+    )
+    outcome = run_lane_isolated(
+        load_case(path), lane, "cpu", 0, switch="on", plugins=(), timeout=300, index=INDEX
+    )
+    assert outcome.status == "divergence", f"the variant did not diverge: {outcome}"
+    for d in outcome.divergences:
+        assert d["known_as"] == [registered], (
+            f"{d['kind']} at {d['stage']} ({d['details'][:200]}), facts "
+            f"{d['data'].get('facts')}: known as {d['known_as']}, not [{registered!r}]"
+        )

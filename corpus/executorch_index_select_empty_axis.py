@@ -1,0 +1,63 @@
+"""Known upstream bug (ExecuTorch 1.5.1 runtime): `index_select` along an empty dim with an
+empty index fails with InvalidArgument (0x12), where eager returns an empty tensor.
+
+`torch.index_select(x, 0, i)` with `x` of shape (0,) and an empty int64 `i` is an empty
+tensor in eager; the ExecuTorch runtime raises `method->execute() failed with error
+0x12`, and its log says "[index_util.cpp:71] Check failed (nonempty_size(in, dim) > 0):
+index_select: Indexing axis dim should be positive; nonempty_size(in, dim) = 0" and
+"KernelCall failed ... in operator aten::index_select.out". The portable kernel
+(kernels/portable/cpu/op_index_select.cpp, `index_select_out`, line 30) calls
+`check_index_select_args` (kernels/portable/cpu/util/index_util.cpp, lines 64-73 on
+v1.4.1 and on main cff6f4dd, 2026-08-22), which requires the indexed dim to be non-empty
+before anything else (since "Fix op index_select", pytorch/executorch#709). ATen has that
+check too, but only where it matters: `index_select_out_cpu_` returns the empty result
+first when the index is empty ("self indexing axis dim should be positive" is raised only
+for a non-empty index into an empty dim). The edge program is right; the fault is the
+kernel's argument check.
+
+The common way in is `torch.repeat_interleave(x, repeats)` with a tensor of repeats:
+export decomposes it into `aten.repeat_interleave.Tensor(repeats)` (the indices) and
+`aten.index_select(x, 0, indices)`, so any repeat_interleave of an empty input fails at
+runtime. Found that way by the fixes-on 1,000-program EXIR campaign (seed 2026,
+exir_crash_5057c1ae: `repeat_interleave(x0, (x0 > 0).long() + 1)` of an empty float32
+x0, error 0x12 at call 0; reduced by hand to the repeat_interleave and then to this).
+"""
+
+import torch
+
+
+def program(x, i):
+    return (torch.index_select(x, 0, i),)
+
+
+def calls():
+    return [(torch.randn(0), torch.zeros(0, dtype=torch.int64))]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.crash",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
+# What identifies this bug in a divergence of any program (fuzz/known.py): the runtime
+# returns InvalidArgument (0x12) on a call with an empty input tensor, in a program whose
+# edge graph has index_select (written, or from a repeat_interleave with tensor repeats).
+# Known gap: an empty tensor made inside the program from non-empty inputs (a mask that
+# selects nothing, then repeat_interleave) has no "empty" size fact and is not recognised;
+# without that fact the pattern would claim every InvalidArgument of a program with
+# index_select.
+MATCHES = (
+    {
+        "kind": "exir.crash",
+        "stage": "call",
+        "details": r"failed with error 0x12",
+        "facts": {"ops": "aten.index_select.default", "sizes": "empty"},
+    },
+)
+# Searched the issue index for "executorch index_select empty tensor Indexing axis dim
+# should be positive" and "executorch repeat_interleave empty input runtime error
+# InvalidArgument portable kernel", and the code index for the string "Indexing axis dim
+# should be positive" (only the kernel source, ports of it, and ATen's own check): no
+# upstream report found. The nearest are ATen's fixes of index_select on empty inputs
+# (pytorch/pytorch#70675, #77881: the ordering ExecuTorch's check lacks) and
+# pytorch/executorch#7264 (the repeat_interleave.Tensor_out kernel).
+UPSTREAM = None
+CLASS = "bug"

@@ -417,17 +417,6 @@ VARIANTS = {
             return [(torch.tensor([0.5, -1.25, 2.0], dtype=torch.float16),)]
         """,
     ),
-    # As found by a night: a bfloat16 sum with cancellation departs by values first.
-    "executorch_zero_dim_scalar_promotion:reduced-cancelling": (
-        "exir",
-        """
-        def program(x, n):
-            return (torch.neg(x.sum(dim=0).mul_(1.5)) * n,)
-
-        def calls():
-            return [(torch.tensor([1.0078125, -1.0, 0.0078125], dtype=torch.bfloat16), 3)]
-        """,
-    ),
     # Floor division by a number (floor_divide, div.Tensor_mode in the edge program).
     "executorch_scalar_constant_float32:floor-divide": (
         "exir",

@@ -4,19 +4,19 @@ Why: the generator picks an op family by weight, then an op of it (fuzz/ops/weig
 so an op's share of draws is its family's share divided by the family's size. With 219
 ops that leaves the ops of large families (27 math ops, 17 layout ops) drawn a few times a
 night, and about half the catalogue never drawn in a 120 s night (benchmarks/RESULTS.md):
-a fault in such an op is found only by luck. So every `PERIOD` explored programs the
-worker moves its focus to the `FOCUS_SIZE` lane ops it has drawn least so far (ties broken
-by a seed derived from the campaign's), and the generator adds the focus as one more
-family (weight `FOCUS_WEIGHT` in fuzz/ops/weights.py): the stress families keep most of
-their share, and an op still appears only where its operand constraints hold (valid by
-construction, as before).
+a fault in such an op is found only by luck. So the worker keeps a focus, the
+`FOCUS_SIZE` lane ops it has drawn least so far (ties broken in an order fixed by a seed
+derived from the campaign's, so an op stays in focus until it is drawn), and the
+generator adds the focus as one more family (weight `FOCUS_WEIGHT` in
+fuzz/ops/weights.py): the stress families keep most of their share, and an op still
+appears only where its operand constraints hold (valid by construction, as before).
 
-The focus is read when a program is drawn and moves only while exploring, never while a
-finding is shrunk, so Hypothesis shrinks with one mapping from choices to programs; the
-campaign seed still determines every program. Short Hypothesis rounds would do the same
-with less state, but every round restarts Hypothesis' generation from small programs
-(measured: fewer ops per program and fewer programs per second). `nightly --op-focus
-off` gives the family weights alone.
+The focus is read when a program is drawn and moves only while exploring, never between
+a program that diverged and its shrink, so Hypothesis shrinks with one mapping from
+choices to programs; the campaign seed still determines every program. (Short
+Hypothesis rounds, one focus each, would need less state, but every round restarts
+Hypothesis' generation from small programs: measured, fewer ops per program and fewer
+programs per second.) `nightly --op-focus off` gives the family weights alone.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from collections.abc import Iterable, Sequence
 
 from fuzz import ops as op_catalogue
 
-PERIOD = 10  # explored programs between two moves of the focus
 FOCUS_SIZE = 8  # ops in the focus
 
 
@@ -54,16 +53,17 @@ class Focus:
     def _next(self) -> frozenset[str]:
         if not self.names:
             return frozenset()
-        return least_drawn(self.names, self.drawn, self.seed + self.explored)
+        return least_drawn(self.names, self.drawn, self.seed)
 
     def explored_program(self, op_names: Iterable[str], may_move: bool) -> None:
-        """Count an explored program's ops. Every `PERIOD` programs the focus moves, but only
-        when `may_move`: a program that diverged is shrunk next, by replaying its choices,
-        which must decode to programs of the focus it was drawn with (`move_if_due` then
-        moves it when the next round starts)."""
-        self.drawn.update(set(op_names))
+        """Count an explored program's ops and move the focus past the ones it drew, but
+        only when `may_move`: a program that diverged is shrunk next, by replaying its
+        choices, which must decode to programs of the focus it was drawn with
+        (`move_if_due` then moves it when the next round starts)."""
+        ops = set(op_names)
+        self.drawn.update(ops)
         self.explored += 1
-        self.due = self.due or self.explored % PERIOD == 0
+        self.due = self.due or bool(ops & self.ops)
         if may_move:
             self.move_if_due()
 

@@ -25,4 +25,4 @@ FAMILY_WEIGHTS: dict[str, int] = {
 }
 
 FOCUS_FAMILY = "focus"
-FOCUS_WEIGHT = 6
+FOCUS_WEIGHT = 8

@@ -8,7 +8,7 @@ import random
 from collections import Counter
 
 from fuzz import ops as op_catalogue
-from fuzz.campaign.focus import FOCUS_SIZE, PERIOD, Focus, least_drawn
+from fuzz.campaign.focus import FOCUS_SIZE, Focus, least_drawn
 from fuzz.program import Genome, decode
 from tests.helpers import run_nightly
 
@@ -23,19 +23,22 @@ def test_least_drawn_takes_the_fewest_drawn_and_breaks_ties_by_seed():
     assert least_drawn(names, drawn, seed=4, size=3) == least_drawn(names, drawn, 4, 3)
 
 
-def test_the_focus_moves_every_period_but_not_after_a_divergence():
+def test_the_focus_moves_past_drawn_ops_but_not_after_a_divergence():
     focus = Focus(("thunder",), seed=3)
     first = focus.ops
     assert len(first) == FOCUS_SIZE
-    for _ in range(PERIOD - 1):
+    for _ in range(5):  # programs that draw no focus op leave it where it is
         focus.explored_program(["add"], may_move=True)
     assert focus.ops == first
-    # The PERIOD-th program diverged: it is shrunk next with the focus it was drawn with.
-    focus.explored_program(sorted(first), may_move=False)
-    assert focus.ops == first and focus.due
+    drawn = sorted(first)[0]
+    focus.explored_program([drawn], may_move=True)  # one focus op drawn: it leaves
+    assert drawn not in focus.ops and len(focus.ops & first) == FOCUS_SIZE - 1
+    second = focus.ops
+    # A program that diverged is shrunk next, with the focus it was drawn with.
+    focus.explored_program(sorted(second), may_move=False)
+    assert focus.ops == second and focus.due
     focus.move_if_due()  # the next round starts
-    assert focus.ops != first and not focus.due
-    assert not focus.ops & first  # drawn once each now, others never: it moved away
+    assert not focus.ops & second and not focus.due  # all of them were drawn: it moved on
     assert Focus(("thunder",), seed=3, on=False).ops == frozenset()
 
 

@@ -541,6 +541,19 @@ ISOLATED_VARIANTS = {
         DIMS = {"x": {0: (2, 5)}}
         """,
     ),
+    # log_softmax over a dim whose trailing dim is empty, after an op (as generated).
+    "executorch_log_softmax_empty_sigfpe:trailing-empty": (
+        "exir",
+        """
+        import torch.nn.functional as F
+
+        def program(x):
+            return (F.log_softmax(x * 2.0, dim=-3),)
+
+        def calls():
+            return [(torch.randn(2, 3, 0),)]
+        """,
+    ),
 }
 
 

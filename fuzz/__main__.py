@@ -229,10 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--op-focus",
         choices=("on", "off"),
-        default="on",
-        help="short rounds, each drawing more often the ops this worker has drawn least "
-        "(fuzz/campaign/focus.py); off: one round, the catalogue's family weights only "
-        "(default on)",
+        default="off",
+        help="draw more often the ops this worker has drawn least this night "
+        "(fuzz/campaign/focus.py); with an example database, saved examples then replay "
+        "as other programs, so use it with --database none (default off)",
     )
     n.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser

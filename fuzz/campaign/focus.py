@@ -16,7 +16,12 @@ a program that diverged and its shrink, so Hypothesis shrinks with one mapping f
 choices to programs; the campaign seed still determines every program. (Short
 Hypothesis rounds, one focus each, would need less state, but every round restarts
 Hypothesis' generation from small programs: measured, fewer ops per program and fewer
-programs per second.) `nightly --op-focus off` gives the family weights alone.
+programs per second.)
+
+Off by default (`nightly --op-focus on`): the focus is state outside Hypothesis' choices,
+so an example saved in a database (a failing program, replayed first by the next night)
+decodes to another program under another focus, and the replay of last night's failures
+that a shared database promises is lost. Use it with `--database none`.
 """
 
 from __future__ import annotations

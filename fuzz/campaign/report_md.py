@@ -58,7 +58,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         + (f" --speedups {doc['speedups']['switch']}" if doc.get("speedups") else "")
         + "".join(f" --plugin {p}" for p in doc.get("plugins") or ())
         + (f" --max-examples {doc['max_examples']}" if doc.get("max_examples") else "")
-        + (" --op-focus off" if doc.get("op_focus") is False else "")
+        + (" --op-focus on" if doc.get("op_focus") else "")
         + "`)",
         f"- fixes: `{fixes['switch']}` -> {active}",
         f"- speedups: {speedups_line(doc.get('speedups'))}",

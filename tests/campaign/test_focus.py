@@ -69,7 +69,7 @@ def test_the_generator_draws_the_focus_ops_more_often():
 
 def test_the_switch_is_recorded_in_report_json_and_the_rerun_line(tmp_path):
     proc, doc = run_nightly(
-        tmp_path / "off",
+        tmp_path / "on",
         "--max-examples",
         "12",
         "--hypothesis-seed",
@@ -79,8 +79,8 @@ def test_the_switch_is_recorded_in_report_json_and_the_rerun_line(tmp_path):
         "--database",
         "none",
         "--op-focus",
-        "off",
+        "on",
     )
     assert doc is not None, proc.stderr[-3000:]
-    assert doc["op_focus"] is False
-    assert "--op-focus off" in (tmp_path / "off" / "report.md").read_text()
+    assert doc["op_focus"] is True
+    assert "--op-focus on" in (tmp_path / "on" / "report.md").read_text()

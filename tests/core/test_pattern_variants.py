@@ -396,6 +396,20 @@ VARIANTS = {
             return [(torch.tensor([300.0, 1.0], dtype=torch.float64),)]
         """,
     ),
+    # As found: an einsum over the empty dim of an empty float16 input (it lowers to bmm),
+    # next to a tensor whose buffer the planner shares with its output.
+    "executorch_bmm_empty_contraction:einsum": (
+        "exir",
+        """
+        def program(x, a):
+            s = (x * 3.0).exp().sum()
+            return (s, torch.einsum("ij,ij->j", a, a))
+
+        def calls():
+            x = torch.randn(8, 8)
+            return [(x, torch.randn(0, 3).half()), (x, torch.randn(0, 3).half())]
+        """,
+    ),
     # The 0-dim tensor is computed (a full reduction), not an input; in place, as found.
     "executorch_zero_dim_scalar_promotion:reduced-in-place": (
         "exir",

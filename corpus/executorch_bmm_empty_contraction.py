@@ -1,0 +1,53 @@
+"""Known upstream bug (ExecuTorch 1.5.1 runtime): bmm over an empty contraction dim leaves
+its output unwritten, so the result is whatever the memory plan left in that buffer.
+
+In eager, `torch.bmm(a, b)` with `a` of shape (B, N, 0) and `b` of shape (B, 0, M)
+is a (B, N, M) tensor of zeros (the sum over an empty dim). The ExecuTorch runtime of
+the Python wheel runs `aten::bmm.out` with the optimized kernel
+(kernels/optimized/cpu/op_bmm.cpp, `bmm_kernel`), which starts with
+`if (self.numel() == 0 || mat2.numel() == 0 || out.numel() == 0) return;`: with K = 0
+both operands are empty but the output is not, and it is returned unwritten. The memory
+planner shares buffers between tensors whose lifetimes do not overlap, so the output
+holds an earlier tensor's bytes (here `exp(3 x)`'s): wrong values, different per call.
+`torch.einsum('ij,ij->j', a, a)` of an empty (0, n) tensor lowers to this bmm. PyTorch's
+own kernel zeroes the output for an empty contraction (aten/src/ATen/native/
+LinearAlgebra.cpp, `bmm_out_or_baddbmm_`). Found by tests/generator/test_properties.py
+(derandomized) on 2026-12-02: `torch.einsum('ij,ij->j', v6, v6)` of an empty float16 piece
+of `tensor_split`.
+"""
+
+import torch
+
+
+def program(x, a, b):
+    s = (x * 3.0).exp().sum()
+    return (s, torch.bmm(a, b))
+
+
+def calls():
+    return [
+        (torch.randn(8, 8), torch.randn(1, 2, 0), torch.randn(1, 0, 3)),
+        (torch.randn(8, 8), torch.randn(1, 2, 0), torch.randn(1, 0, 3)),
+    ]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.runtime-result",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
+# What identifies this bug in a divergence of any program (fuzz/known.py): wrong values
+# from a program whose edge graph has a bmm and a call with an empty input. A bmm whose
+# empty contraction dim is computed inside the program (no empty input) is not
+# recognised: a stated gap.
+MATCHES = (
+    {
+        "kind": "exir.runtime-result",
+        "details": r"values differ",
+        "facts": {"ops": "aten.bmm.default", "sizes": "empty"},
+    },
+)
+# Searched the issue index for "executorch bmm empty inner dimension output not zeroed
+# uninitialized": no ExecuTorch report. Related: pytorch/pytorch#33467 (baddbmm with an
+# empty inner dim, the same corner case in PyTorch, where bmm zeroes), and
+# tgale96/grouped_gemm#36 (an output left unwritten when a GEMM is skipped).
+UPSTREAM = None
+CLASS = "bug"

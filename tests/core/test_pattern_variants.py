@@ -410,6 +410,21 @@ VARIANTS = {
             return [(x, torch.randn(0, 3).half()), (x, torch.randn(0, 3).half())]
         """,
     ),
+    # The empty contraction is computed: the empty first piece of a tensor_split of a
+    # non-empty input (as the derandomized property test drew it).
+    "executorch_bmm_empty_contraction:computed-empty": (
+        "exir",
+        """
+        def program(x, a):
+            s = (x * 3.0).exp().sum()
+            p, q = torch.tensor_split(a, (0,), 0)
+            return (s, torch.einsum("ij,ij->j", p, p))
+
+        def calls():
+            x = torch.randn(8, 8)
+            return [(x, torch.randn(2, 3)), (x, torch.randn(2, 3))]
+        """,
+    ),
     # The 0-dim tensor is computed (a full reduction), not an input; in place, as found.
     "executorch_zero_dim_scalar_promotion:reduced-in-place": (
         "exir",

@@ -52,7 +52,7 @@ class Focus:
 
     def __init__(self, lanes: Sequence[str], seed: int, on: bool = True):
         self.names = tuple(op.name for op in op_catalogue.for_lanes(lanes)) if on else ()
-        self.seed, self.drawn, self.explored, self.due = seed, Counter(), 0, False
+        self.seed, self.drawn, self.due = seed, Counter(), False
         self.ops = self._next()
 
     def _next(self) -> frozenset[str]:
@@ -67,7 +67,6 @@ class Focus:
         (`move_if_due` then moves it when the next round starts)."""
         ops = set(op_names)
         self.drawn.update(ops)
-        self.explored += 1
         self.due = self.due or bool(ops & self.ops)
         if may_move:
             self.move_if_due()

@@ -1,5 +1,6 @@
-"""Math ops: transcendental and activation functions, clamp, pow, the three divisions,
-remainder/fmod, round, sign, explicit type-promotion mixes, and in-place forms.
+"""Math ops: transcendental and activation functions, clamp, pow, the divisions (true,
+floor and trunc rounding, the `//` operator), remainder/fmod, round, sign, explicit
+type-promotion mixes, and in-place forms.
 
 Every op is valid at every call by construction, never by rejection, and never makes a
 NaN or inf: log/sqrt/rsqrt read `x.abs()` (+ 1), pow raises `x.abs() + 1` to a bounded
@@ -288,6 +289,9 @@ OPS = (
         f'{{out}} = torch.div({{0}}, {NONZERO}, rounding_mode="trunc")',
         ROUNDING,
     ),
+    # The `//` operator (aten.floor_divide, decomposed by export's core ATen table, where
+    # `torch.div(rounding_mode="floor")` is core ATen already): index arithmetic in models.
+    binary_op("floordiv", "math", f"{{out}} = {{0}} // {NONZERO}", ROUNDING),
     binary_op("remainder", "math", f"{{out}} = torch.remainder({{0}}, {NONZERO})", ROUNDING),
     binary_op("fmod", "math", f"{{out}} = torch.fmod({{0}}, {NONZERO})", ROUNDING),
     _op(

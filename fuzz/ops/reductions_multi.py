@@ -100,8 +100,10 @@ def _single(name, family, template, takes, empty_ok, result, never_empty=False, 
 
 
 def _multi(name, template, takes, empty_ok, result, never_empty=False, kind=None, none=True):
-    """Several dims (a tuple of one to all of them, in any order) or, where `none`, every
-    dim as `dim=None`; keepdim or not."""
+    """Several dims (a tuple of two to all of them, in any order; one only when one is
+    eligible) or, where `none`, every dim as `dim=None`; keepdim or not. One dim is the
+    single-dim op's (`_single`), so the tuple form spends its draws where several
+    reduced dims must be kept or squeezed together."""
 
     def accept(t, syms):
         whole = not never_empty or _whole(t, syms)
@@ -115,7 +117,8 @@ def _multi(name, template, takes, empty_ok, result, never_empty=False, kind=None
             dims, spelled = list(range(t.rank)), None
         else:
             rest, dims = list(eligible), []
-            for _ in range(1 + pick.index(len(eligible))):
+            count = 2 + pick.index(len(eligible) - 1) if len(eligible) > 1 else 1
+            for _ in range(count):
                 dims.append(rest.pop(pick.index(len(rest))))
             spelled = tuple(_spelled(d, t.rank, pick) for d in dims)
         keepdim = pick.flag()

@@ -105,8 +105,9 @@ def _tile(types, syms, pick):
 
 
 def _flip(types, syms, pick):
-    (t,) = types
-    dims = tuple(i for i in range(t.rank) if pick.flag()) or (pick.index(t.rank),)
+    (t,) = types  # one dim, or (half the time, rank >= 2) two to all, in any order
+    rest, n = list(range(t.rank)), 1 if t.rank == 1 or pick.flag() else 2 + pick.index(t.rank - 1)
+    dims = tuple(rest.pop(pick.index(len(rest))) for _ in range(n))
     return Built({"dims": dims}, (_like(t, t.shape),))
 
 
@@ -114,8 +115,7 @@ def _roll(types, syms, pick):
     t = types[0]
     if len(types) == 2:
         return Built({"shift": "{1}", "dims": pick.index(t.rank)}, (_like(t, t.shape),))
-    shift = pick.pick([1, -1, 2, 5])
-    dims = pick.pick([None, pick.index(t.rank)])
+    shift, dims = pick.pick([1, -1, 2, 5]), pick.pick([None, pick.index(t.rank)])
     return Built({"shift": shift, "dims": dims}, (_like(t, t.shape),))
 
 

@@ -220,6 +220,18 @@ VARIANTS = {
             return [(torch.randn(2, 0), torch.zeros(0, dtype=torch.int64))]
         """,
     ),
+    # A comparison's bool result plus a literal int, its dtype read by `.to`, 2-d.
+    "thunder_bool_int_promotion_int8": (
+        "thunder",
+        """
+        def program(x):
+            v = (x > 0) + 2
+            return (x.to(v.dtype), x * 2.0)
+
+        def calls():
+            return [(torch.tensor([[1.0, -1.0], [0.25, -0.25]]),)]
+        """,
+    ),
     # masked_fill of a bool intermediate (a comparison) with an int value, 2-d.
     "thunder_masked_fill_bool_int": (
         "thunder",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol
 
 import sympy
 from hypothesis import strategies as st
@@ -30,6 +30,14 @@ from fuzz.defaults import MAX_CALLS, MAX_OPS
 from fuzz.ops.spec import TensorType
 from fuzz.program import Genome, Program, decode
 from fuzz.render import render_case
+
+
+class OpFocus(Protocol):
+    """What `cases` reads of a focus (fuzz.campaign.focus.Focus): the op names to draw more
+    often, read again at each draw."""
+
+    ops: frozenset[str]
+
 
 genes = st.lists(st.integers(0, 255), min_size=1, max_size=6).map(tuple)
 
@@ -137,7 +145,7 @@ def cases(
     lanes: Sequence[str] = ("thunder", "exir"),
     max_ops: int = MAX_OPS,
     max_calls: int = MAX_CALLS,
-    focus: Any = None,
+    focus: OpFocus | None = None,
 ) -> GeneratedCase:
     """A case for one of `lanes` (drawn first; `GeneratedCase.lane`), whose program uses
     that lane's whole op set and says `LANES = (lane,)`. `focus`: an object whose `ops`

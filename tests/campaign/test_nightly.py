@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from fuzz.case import case_metadata
 from fuzz.tensors import materialize
@@ -60,7 +61,8 @@ def test_a_crashing_backend_is_recorded_and_the_campaign_goes_on(tmp_path):
     from fuzz.case import load_case
 
     case = load_case(path)
-    assert any(7 in t.shape for args in materialize(case, 0) for t in args)  # the flag input
+    tensors = [t for args in materialize(case, 0) for t in args if isinstance(t, torch.Tensor)]
+    assert any(7 in t.shape for t in tensors)  # the flag input
 
 
 @pytest.mark.slow
@@ -69,7 +71,7 @@ def test_a_hanging_backend_is_killed_and_recorded(tmp_path):
     proc, doc = nightly(
         out,
         "--max-examples",
-        "8",
+        "20",  # 8 drew no dim of 5 once the generator's choices changed; 20 drew two
         "--hypothesis-seed",
         "7",
         "--budget",
@@ -86,7 +88,7 @@ def test_a_hanging_backend_is_killed_and_recorded(tmp_path):
     hang = [f for f in doc["findings"] if f["item"] == ["thunder.crash", "process", "hang"]]
     assert hang and hang[0]["status"] == "new"
     assert hang[0]["confirmation"].startswith("reproduced")
-    assert doc["programs"]["explored"] >= 8
+    assert doc["programs"]["explored"] >= 20
 
 
 def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path):

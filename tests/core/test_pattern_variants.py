@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.case import case_from_source, case_metadata
+from fuzz.case import case_from_source, case_metadata, load_case
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
-from fuzz.outcome import run_lane
+from fuzz.outcome import run_lane, run_lane_isolated
 from fuzz.prepare import all_fixes_on
 
 INDEX_DIR = Path(__file__).resolve().parents[2] / "corpus"
@@ -499,29 +499,6 @@ VARIANTS = {
 }
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(variant):
-    if not all_fixes_on():
-        pytest.skip("the registry is written for the fixed stacks")
-    lane, body = VARIANTS[variant]
-    registered = variant.partition(":")[0]
-    source = "import torch\n\n" + textwrap.dedent(body) + f"\nLANES = ({lane!r},)\n"
-    case = case_from_source(source, f"variant_of_{registered}")
-    outcome = run_lane(case, lane, "cpu", index=INDEX)
-    assert outcome.status == "divergence", f"the variant did not diverge: {outcome}"
-    # The other registered bugs the case names in ALSO show in its variants too, as theirs.
-    also = case_metadata((INDEX_DIR / f"{registered}.py").read_text()).get("ALSO") or ()
-    theirs = [
-        d for d in outcome.divergences if len(d["known_as"]) == 1 and d["known_as"][0] in also
-    ]
-    assert len(theirs) < len(outcome.divergences), f"only ALSO's bugs diverged: {outcome}"
-    for d in (d for d in outcome.divergences if d not in theirs):
-        assert d["known_as"] == [registered], (
-            f"{d['kind']} at {d['stage']} ({d['details'][:200]}), facts "
-            f"{d['data'].get('facts')}: known as {d['known_as']}, not [{registered!r}]"
-        )
-
-
 def test_a_pattern_of_another_bug_that_recognises_a_case_is_reported():
     """The corpus items' cross-match check (fuzz.pytest_plugin) names the other bug's case."""
     from fuzz.pytest_plugin import foreign_matches
@@ -598,24 +575,35 @@ ISOLATED_VARIANTS = {
 }
 
 
-@pytest.mark.parametrize("variant", sorted(ISOLATED_VARIANTS))
-def test_a_variant_that_kills_its_process_is_recognised_as_that_bug(variant, tmp_path):
-    if not all_fixes_on():
-        pytest.skip("the registry is written for the fixed stacks")
-    from fuzz.case import load_case
-    from fuzz.outcome import run_lane_isolated
-
-    lane, body = ISOLATED_VARIANTS[variant]
-    registered = variant.partition(":")[0]
-    path = tmp_path / f"variant_of_{registered}.py"
-    path.write_text(
-        "import torch\n\n" + textwrap.dedent(body) + f"\nLANES = ({lane!r},)\nISOLATE = True\n"
-    )
-    outcome = run_lane_isolated(
+def _outcome(variant: str, tmp_path: Path):
+    """Run a variant: in this process, or (ISOLATED_VARIANTS) in a fresh one."""
+    isolated = variant in ISOLATED_VARIANTS
+    lane, body = (ISOLATED_VARIANTS if isolated else VARIANTS)[variant]
+    name = "variant_of_" + variant.partition(":")[0]
+    source = "import torch\n\n" + textwrap.dedent(body) + f"\nLANES = ({lane!r},)\n"
+    if not isolated:
+        return run_lane(case_from_source(source, name), lane, "cpu", index=INDEX)
+    path = tmp_path / f"{name}.py"
+    path.write_text(source + "ISOLATE = True\n")
+    return run_lane_isolated(
         load_case(path), lane, "cpu", 0, switch="on", plugins=(), timeout=300, index=INDEX
     )
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS) + sorted(ISOLATED_VARIANTS))
+def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(variant, tmp_path):
+    if not all_fixes_on():
+        pytest.skip("the registry is written for the fixed stacks")
+    registered = variant.partition(":")[0]
+    outcome = _outcome(variant, tmp_path)
     assert outcome.status == "divergence", f"the variant did not diverge: {outcome}"
-    for d in outcome.divergences:
+    # The other registered bugs the case names in ALSO show in its variants too, as theirs.
+    also = case_metadata((INDEX_DIR / f"{registered}.py").read_text()).get("ALSO") or ()
+    theirs = [
+        d for d in outcome.divergences if len(d["known_as"]) == 1 and d["known_as"][0] in also
+    ]
+    assert len(theirs) < len(outcome.divergences), f"only ALSO's bugs diverged: {outcome}"
+    for d in (d for d in outcome.divergences if d not in theirs):
         assert d["known_as"] == [registered], (
             f"{d['kind']} at {d['stage']} ({d['details'][:200]}), facts "
             f"{d['data'].get('facts')}: known as {d['known_as']}, not [{registered!r}]"

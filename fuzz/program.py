@@ -174,27 +174,23 @@ def _by_family(
     return by_family
 
 
-def _weight(family: str, size: int) -> int:
-    """A family's weight: its number of ops times its per-op weight (fuzz/ops/weights.py)."""
-    return size * (FOCUS_WEIGHT if family == FOCUS_FAMILY else FAMILY_WEIGHTS.get(family, 1))
+def _weight(family: str) -> int:
+    return FOCUS_WEIGHT if family == FOCUS_FAMILY else FAMILY_WEIGHTS.get(family, 1)
 
 
 def _pick_op(by_family: dict[str, list[OpSpec]], types, syms, pick: Picker, keep=None):
-    """An op and its operand candidates: a family picked by its weight (its number of ops
-    times its per-op weight, `FAMILY_WEIGHTS`) among those with an applicable op, then
-    one of its applicable ops.
+    """An op and its operand candidates: a family picked by its weight (`FAMILY_WEIGHTS`)
+    among those with an applicable op, then one of its applicable ops.
 
-    So every op of a family weighs the same as any op of a family with the same per-op
-    weight: a 28-op math family is drawn 28 times as often as a one-op family, and each
-    of its ops as often as that one op. (Weighing the families alone left each math op
-    a thousandth of the draws: a 120 s night drew it about once, and a fault in one op
-    needed luck; benchmarks/RESULTS.md.) Families are tried lazily (a family with no
-    applicable op is dropped and the pick repeated): only the picked family's operand
-    constraints are evaluated, not all 200 ops' for every op gene. `keep` filters an
-    op's candidates (None: keep all). None when no op applies."""
+    Picking the family first keeps each family's share of draws independent of how many
+    ops it has, so a catalogue that grows by 80 math and layout ops does not crowd out
+    the few data-dependent, custom and cond ops. Families are tried lazily (a family
+    with no applicable op is dropped and the pick repeated): only the picked family's
+    operand constraints are evaluated, not all 200 ops' for every op gene. `keep`
+    filters an op's candidates (None: keep all). None when no op applies."""
     families = list(by_family)
     while families:
-        weighted = [f for f in families for _ in range(_weight(f, len(by_family[f])))]
+        weighted = [f for f in families for _ in range(_weight(f))]
         family = pick.pick(weighted)
         choices = []
         for op in by_family[family]:

@@ -95,15 +95,3 @@ def pytest_corpus(
         text=True,
         timeout=400,
     )
-
-
-def hand_genome():
-    """A hand-built genome: one rank-1 float16 tensor of size s0 in [0, 3] (so it may be
-    empty), a scalar number, and one op gene of zeros (the first applicable op)."""
-    from fuzz.ops.spec import gene_for
-    from fuzz.program import Genome
-
-    # tensor: rank 1 + 0, lo DIM_LOWS[2] = 0, hi max(0, 2) + 1, dtype INPUT_DTYPES[4]
-    tensor = gene_for((0, 3), (2, 6), (0, 5), (4, 8))
-    number = gene_for((1, 2), (0, 2), (0, 4))  # a scalar, lo 1, hi 1 + 1
-    return Genome(inputs=(tensor,), ops=((0,),), numbers=(number,))

@@ -1,12 +1,13 @@
 """Op focus: a worker keeps drawing more often the catalogue ops it has drawn least.
 
-Why: even with every op weighing alike (fuzz/ops/weights.py), a 120 s night draws each of
-about 215 ops only a few times, and which ones it misses is chance (the family-weight
-generator before it left about half the catalogue undrawn; benchmarks/RESULTS.md): a
-fault in a missed op is found only by luck. So the worker keeps a focus, the
+Why: the generator picks an op family by weight, then an op of it (fuzz/ops/weights.py),
+so an op's share of draws is its family's share divided by the family's size. With 220
+ops that leaves the ops of large families (28 math ops, 17 layout ops) drawn a few times a
+night, and about half the catalogue never drawn in a 120 s night (benchmarks/RESULTS.md):
+a fault in such an op is found only by luck. So the worker keeps a focus, the
 `FOCUS_SIZE` lane ops it has drawn least so far (ties broken in an order fixed by a seed
 derived from the campaign's, so an op stays in focus until it is drawn), and the
-generator adds the focus as one more family (per-op weight `FOCUS_WEIGHT` in
+generator adds the focus as one more family (weight `FOCUS_WEIGHT` in
 fuzz/ops/weights.py): the stress families keep most of their share, and an op still
 appears only where its operand constraints hold (valid by construction, as before).
 

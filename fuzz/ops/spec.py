@@ -176,44 +176,22 @@ class Decision:
         )
 
 
-def _remix(value: int, position: int) -> int:
-    """The choice value of a gene value read at `position` (splitmix64's finaliser of the
-    two): choices at different positions are independent even where the gene repeats a
-    value, and 0 stays 0, so zero genes still decode to the first options."""
-    if not value:
-        return 0
-    h = (value * 0x9E3779B97F4A7C15 + position * 0xBF58476D1CE4E5B9) & _MASK64
-    h = ((h ^ (h >> 31)) * 0x94D049BB133111EB) & _MASK64
-    return (h ^ (h >> 29)) & 0xFFFFFF
-
-
-_MASK64 = (1 << 64) - 1
-
-
 class Picker:
     """Turns one gene (a tuple of non-negative ints drawn by Hypothesis) into choices.
 
-    The k-th choice reads gene value k (cyclically), remixed with k (`_remix`), modulo
-    the number of options: any gene decodes to a valid choice, and shrinking a gene
-    towards zeros moves every choice towards the first option. Without the remix a
-    choice was the raw value, so the choices of a gene were tied together: a short gene
-    is read again from its start, and Hypothesis often repeats a value within a list, so
-    the op picked within a family followed the pick of the family (a 1,000-program run
-    drew `repeat` 47 times and `flip` 4 from the same family), and keepdim followed the
-    op (True three times out of four for `logsumexp_dims` under the op focus).
+    Every choice is `gene[i] % len(options)`, so any gene decodes to a valid choice and
+    shrinking a gene towards zeros moves every choice towards the first option.
     """
 
     def __init__(self, gene: Sequence[int]):
         self.gene, self.i = tuple(gene), 0
 
-    def _next(self) -> int:
-        position, self.i = self.i, self.i + 1
-        return _remix(self.gene[position % len(self.gene)], position) if self.gene else 0
-
     def index(self, n: int) -> int:
         if n <= 0:
             raise ValueError("nothing to pick from")
-        return self._next() % n
+        value = self.gene[self.i % len(self.gene)] if self.gene else 0
+        self.i += 1
+        return value % n
 
     def pick(self, options: Sequence[Any]) -> Any:
         return options[self.index(len(options))]
@@ -223,14 +201,6 @@ class Picker:
 
     def flag(self) -> bool:
         return bool(self.index(2))
-
-
-def gene_for(*choices: tuple[int, int]) -> tuple[int, ...]:
-    """The gene whose Picker makes `choices`, each `(index, options)` in order: how a test
-    writes a program by hand (an index of 0 is a gene value of 0)."""
-    return tuple(
-        next(v for v in range(256) if _remix(v, k) % n == i) for k, (i, n) in enumerate(choices)
-    )
 
 
 @dataclasses.dataclass(frozen=True)

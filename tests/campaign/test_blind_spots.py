@@ -26,7 +26,6 @@ from fuzz.campaign.stats import CampaignStats
 from fuzz.campaign.supervisor import Supervisor
 from tests.campaign.test_campaign_parts import _settings as campaign_settings
 from tests.exir.test_exir_limits import NO_FINITE_BOUND
-from tests.helpers import hand_genome
 
 
 def _report(tmp_path: Path, lanes, records, unavailable=None) -> dict:
@@ -197,15 +196,15 @@ def test_coverage_names_the_lane_ops_no_program_drew():
 
 
 def test_the_worker_sends_per_call_input_classes():
-    """tests.helpers.hand_genome: one rank-1 tensor of size s0, empty at the
+    """The genome of tests/generator/test_generator.py: one rank-1 tensor of size s0, empty at the
     first call only where s0 is 0."""
     from fuzz import ops
     from fuzz.calls import plan_sequence
     from fuzz.campaign.example import program_coverage
-    from fuzz.program import decode
+    from fuzz.program import Genome, decode
     from fuzz.strategies import make_case
 
-    genome = hand_genome()
+    genome = Genome(inputs=((0, 2, 0, 4),), ops=((0,),), numbers=((1, 0, 0),))
     program = decode(genome, ops.for_lanes(["thunder"]))
     plans = plan_sequence(program, [(0,), (1, 2), (0, 1)], ["flip", "retype"])
     coverage = program_coverage(make_case(program, plans, lane="thunder"))

@@ -7,7 +7,6 @@ from __future__ import annotations
 from fuzz.backends.eager import run_eager
 from fuzz.calls import plan_sequence
 from fuzz.ops import BY_NAME
-from fuzz.ops.spec import gene_for
 from fuzz.program import Genome, decode
 from fuzz.reduce import reduce_program, without_input, without_op
 from fuzz.render import render_program
@@ -17,11 +16,8 @@ from fuzz.tensors import materialize
 OPS = [BY_NAME[n] for n in ("neg", "sin", "abs")]
 
 
-def _program(op_indices, inputs=((0,),)):
-    # One family of three ops: pick the family (one weighted entry per op), then OPS[k],
-    # then the latest value as operand (index 0).
-    genes = tuple(gene_for((0, 3), (k, 3), (0, 1)) for k in op_indices)
-    program = decode(Genome(inputs=inputs, ops=genes), OPS)
+def _program(op_genes, inputs=((0,),)):
+    program = decode(Genome(inputs=inputs, ops=tuple((g,) for g in op_genes)), OPS)
     return program, plan_sequence(program, [(0,), (1,)], ["preserve"])
 
 

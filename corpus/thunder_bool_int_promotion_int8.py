@@ -16,9 +16,9 @@ corpus/thunder_masked_fill_bool_int.py's type test slips, but that bug is masked
 own test (a fix of the table leaves it: bool with int would promote to int64, still not
 the value's type), and this one needs no masked_fill. Every stored version of
 thunder/core/utils.py in the code index (find_string of the b8_ row, 4 versions) has the
-same row. Found by a 120 s Thunder nightly (seed 1, the fault benchmark's
-baseline, with the experimental generator of 8666a76): `torch.empty_like(v4).copy_(v4 * 2)` after `v2 = x0 * x1` of a bool tensor and
-an int number input.
+same row. Found by a 120 s Thunder nightly (seed 1, the fault benchmark's baseline, with
+the experimental generator of 8666a76): `torch.empty_like(v4).copy_(v4 * 2)` after
+`v2 = x0 * x1` of a bool tensor and an int number input.
 """
 
 import torch

@@ -1,0 +1,100 @@
+"""How often one draw of a faulty op shows its fault: the per-draw sensitivity behind the
+fault benchmark (benchmarks/fault_bench.py), generation and one lane, no campaign.
+
+    python benchmarks/bench_fault_sensitivity.py FAULT [--ops a,b] [--programs 150]
+                                                 [--seed 1]
+
+FAULT is a name in benchmarks/faults (its lane and, unless --ops, the ops it lives in
+come from there). Hypothesis draws --programs cases for the lane with those ops as the
+focus, weighted so that about half the programs hold one; each program that holds one
+runs once with the fault installed and, when it diverges, once without: it counts when
+the fault adds a divergence kind (fixes and speedups on, no confirmation re-run). Prints
+programs drawn, programs holding the op, and programs that showed the fault; a night
+that draws the op N times finds the fault with probability about 1 - (1 - p)^N.
+
+Cases run in this process (fast, unlike the nightly's workers): a program that kills the
+process, such as a registered ExecuTorch runtime abort (corpus/executorch_amax_empty_abort.py,
+met by logsumexp_squeeze_first's programs), ends the run with no figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+
+import fuzz.program  # noqa: E402
+from benchmarks.faults import FAULTS  # noqa: E402
+from fuzz.case_runner import run_case  # noqa: E402
+from fuzz.prepare import prepare  # noqa: E402
+from fuzz.strategies import cases  # noqa: E402
+
+# The ops each fault lives in (the fault's own docstring says where it is).
+FAULT_OPS = {
+    "logsumexp_squeeze_first": ("logsumexp_dims",),
+    "export_floordiv_trunc": ("floordiv", "floordiv_number"),
+    "thunder_flip_size1": ("flip",),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fault", choices=sorted(FAULTS))
+    parser.add_argument("--ops", default=None, help="comma-separated op names")
+    parser.add_argument("--programs", type=int, default=150)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    module_name, lane = FAULTS[args.fault][:2]
+    ops = tuple(args.ops.split(",")) if args.ops else FAULT_OPS[args.fault]
+    prepare("on", (), "on")
+    fault = importlib.import_module(module_name)
+    fault.uninstall()
+    fuzz.program.FOCUS_WEIGHT = 40  # about half of all programs hold a focus op
+    focus = types.SimpleNamespace(ops=frozenset(ops))
+    counts = {"programs": 0, "with_op": 0, "showed_fault": 0}
+
+    @settings(
+        max_examples=args.programs,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @seed(args.seed)
+    @given(cases(lanes=(lane,), focus=focus))
+    def run(generated):
+        counts["programs"] += 1
+        if not any(node.op in ops for node in generated.program.nodes):
+            return
+        counts["with_op"] += 1
+        fault.install()
+        try:
+            faulty = run_case(generated.case, (lane,), ("cpu",), confirm=False)
+        finally:
+            fault.uninstall()
+        if not faulty.divergences:
+            return
+        stock = run_case(generated.case, (lane,), ("cpu",), confirm=False)
+        if {d.kind for d in faulty.divergences} - {d.kind for d in stock.divergences}:
+            counts["showed_fault"] += 1
+
+    started = time.perf_counter()
+    run()
+    share = counts["showed_fault"] / max(counts["with_op"], 1)
+    print(
+        f"{args.fault} ({lane}; ops {', '.join(ops)}; seed {args.seed}): {counts}, "
+        f"per program holding the op {share:.1%}, {time.perf_counter() - started:.0f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -289,8 +289,8 @@ OPS = (
         f'{{out}} = torch.div({{0}}, {NONZERO}, rounding_mode="trunc")',
         ROUNDING,
     ),
-    # The `//` operator (aten.floor_divide, decomposed by export's core ATen table, where
-    # `torch.div(rounding_mode="floor")` is core ATen already): index arithmetic in models.
+    # The `//` operator: aten.floor_divide, which to_edge decomposes (core ATen table),
+    # where `torch.div(rounding_mode="floor")` is core ATen already. Index arithmetic.
     binary_op("floordiv", "math", f"{{out}} = {{0}} // {NONZERO}", ROUNDING),
     binary_op("remainder", "math", f"{{out}} = torch.remainder({{0}}, {NONZERO})", ROUNDING),
     binary_op("fmod", "math", f"{{out}} = torch.fmod({{0}}, {NONZERO})", ROUNDING),

@@ -116,10 +116,8 @@ def _multi(name, template, takes, empty_ok, result, never_empty=False, kind=None
         if none and everything and pick.index(3) == 0:
             dims, spelled = list(range(t.rank)), None
         else:
-            rest, dims = list(eligible), []
             count = 2 + pick.index(len(eligible) - 1) if len(eligible) > 1 else 1
-            for _ in range(count):
-                dims.append(rest.pop(pick.index(len(rest))))
+            dims = pick.sample(eligible, count)
             spelled = tuple(_spelled(d, t.rank, pick) for d in dims)
         keepdim = pick.flag()
         attrs = {"dims": spelled, "keepdim": keepdim}

@@ -106,8 +106,8 @@ def _tile(types, syms, pick):
 
 def _flip(types, syms, pick):
     (t,) = types  # one dim, or (half the time, rank >= 2) two to all, in any order
-    rest, n = list(range(t.rank)), 1 if t.rank == 1 or pick.flag() else 2 + pick.index(t.rank - 1)
-    dims = tuple(rest.pop(pick.index(len(rest))) for _ in range(n))
+    n = 1 if t.rank == 1 or pick.flag() else 2 + pick.index(t.rank - 1)
+    dims = tuple(pick.sample(range(t.rank), n))
     return Built({"dims": dims}, (_like(t, t.shape),))
 
 

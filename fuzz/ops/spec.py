@@ -202,6 +202,11 @@ class Picker:
     def flag(self) -> bool:
         return bool(self.index(2))
 
+    def sample(self, options: Sequence[Any], count: int) -> list[Any]:
+        """`count` distinct options, in the order picked (dims to reduce, a permutation)."""
+        rest = list(options)
+        return [rest.pop(self.index(len(rest))) for _ in range(count)]
+
 
 @dataclasses.dataclass(frozen=True)
 class Built:

@@ -49,9 +49,7 @@ def _transpose(types, syms, pick):
 
 def _permute(types, syms, pick):
     (t,) = types
-    rest, perm = list(range(t.rank)), []
-    while rest:
-        perm.append(rest.pop(pick.index(len(rest))))
+    perm = pick.sample(range(t.rank), t.rank)
     return Built({"perm": tuple(perm)}, (_view(t, [t.shape[p] for p in perm]),))
 
 

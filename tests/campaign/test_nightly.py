@@ -71,7 +71,7 @@ def test_a_hanging_backend_is_killed_and_recorded(tmp_path):
     proc, doc = nightly(
         out,
         "--max-examples",
-        "20",  # 8 drew no dim of 5 once the generator's choices changed; 20 drew two
+        "20",  # 8 drew no dim of 5 under an experimental generator; 20 leave a margin
         "--hypothesis-seed",
         "7",
         "--budget",

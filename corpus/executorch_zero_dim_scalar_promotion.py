@@ -15,12 +15,13 @@ generated program `x0.squeeze(0) + (x1 - 1) / 2` with a bfloat16 x0 of shape (1,
 The 0-dim tensor need not be an input: a full reduction of a 1-d tensor times a number
 (`torch.std(x0, dim=0, correction=0).mul_(1.5)` of a bfloat16 x0, found by a fault
 benchmark baseline night on 2026-12-02; `x.sum(0) * 2.0` too) is promoted the same way.
-That form is recognised by the origin fact (the first edge node that departs from eager
-does so by dtype). Not recognised (a stated gap, reported as new): the same promotion
-after a low-precision reduction that already departs by values (a bfloat16 sum with
-cancellation), since the cast alone is in half of all generated EXIR programs
-(tests/core/test_pattern_specificity.py measured a 52 % claim for a pattern without the
-origin fact).
+That form is recognised by the dtype-origin fact: the first edge node that departs from
+eager by dtype is an op whose operands are a 0-dim tensor and a number, and nothing with
+a dim. It holds when an earlier node already departs by values (a float16 einsum before
+`.mean() * 1.5`, reported as new by a default night on 2026-12-02 while the pattern
+asked the *first* departure to be by dtype). The cast alone would not do: it is in half
+of all generated EXIR programs (tests/core/test_pattern_specificity.py measured a 52 %
+claim for a pattern without an origin fact).
 """
 
 import torch
@@ -49,15 +50,19 @@ MATCHES = (
         "facts": {"sizes": "zero-dim"},
     },
     # The 0-dim tensor computed in the program (a full reduction, `x.sum(0) * 2.0` of a
-    # 1-d input): no input is 0-dim, but the first edge node that departs from eager is
-    # the op with the number, by dtype, and the pass's cast is in the edge program.
+    # 1-d input): no input is 0-dim, but the first edge node that departs from eager by
+    # dtype is an op of a 0-dim tensor and a number, and the pass's cast is in the edge
+    # program.
     {
         "kind": "exir.runtime-result",
         "details": (
             r"dtype torch\.(float32, expected torch\.(bfloat16|float16)"
             r"|int64, expected torch\.(int8|int16|int32|uint8))\b"
         ),
-        "facts": {"origin": "*:dtype", "ops": "dim_order_ops._to_dim_order_copy.default"},
+        "facts": {
+            "dtype_origin": "*:0-dim,number",
+            "ops": "dim_order_ops._to_dim_order_copy.default",
+        },
     },
 )
 # Searched the issue index for "RemoveMixedTypeOperators 0-dim tensor scalar type

@@ -33,6 +33,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 origin_class, that op's class ("pointwise", "view" or the op itself);
                 absent when the edge program agrees with the ATen program (the fault is
                 later) (fuzz/backends/exir/origin.py, LaneReport.details["origin_by_call"])
+    dtype_origin  the same walk's first ATen node whose value the edge program gets in
+                another dtype, with the kinds of its operands on that call:
+                "aten.mul.Tensor:0-dim,number" (kinds "0-dim", "tensor", "number");
+                absent when no node departs by dtype
 
 The call is the one the divergence's stage names ("call[2]"); for a stage that is not a
 call (export, to_edge, memory planning, probes) it is the call the lane built from (the
@@ -246,6 +250,8 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
     if origin:  # fuzz/backends/exir/origin.py: the first node the lowering got wrong
         facts["origin"] = f"{origin['op']}:{origin['nature']}"
         facts["origin_class"] = origin["class"]
+        if "dtype_op" in origin:
+            facts["dtype_origin"] = f"{origin['dtype_op']}:{origin['dtype_operands']}"
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)
     if kind := error_type(quoted):
         facts["error_type"] = kind

@@ -55,6 +55,7 @@ FACTS = (
     "error_type",
     "at",
     "origin",
+    "dtype_origin",
 )  # fuzz/facts.py
 
 

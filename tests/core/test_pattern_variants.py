@@ -519,6 +519,43 @@ def test_a_pattern_of_another_bug_that_recognises_a_case_is_reported():
     assert foreign_matches(case, [alone]) == []
 
 
+def test_the_zero_dim_promotion_after_a_values_departure_is_recognised_by_its_dtype_origin():
+    """The form a default night reported as new on 2026-12-02 (a float16 einsum, then
+    `.mean() * 1.5` in a loop): the first departure was the einsum's, by values, and the
+    promotion's dtype departure came later. Stock lowerings rarely depart by values, so no
+    hand-written program shows it (tests/exir/test_exir_origin.py makes one by swapping a
+    kernel); here are the facts the night observed, and the same facts with a dimensioned
+    tensor among the promoted op's operands (no longer this bug's rule) or without a dtype
+    departure."""
+    night = {
+        "kind": "exir.runtime-result",
+        "stage": "call[2]",
+        "details": "output 0: dtype torch.float32, expected torch.float16",
+        "data": {
+            "facts": {
+                "ops": ["aten.einsum.default", "dim_order_ops._to_dim_order_copy.default"],
+                "origin": "aten.einsum.default:values",
+                "origin_class": "aten.einsum.default",
+                "dtype_origin": "aten.mul.Tensor:0-dim,number",
+                "sizes": [],
+            }
+        },
+    }
+    source = "import torch\n\ndef program(x):\n    return (x,)\n"
+    known = [Path(w).stem for w in INDEX.known_as(night, source)]
+    assert known == ["executorch_zero_dim_scalar_promotion"]
+    facts = night["data"]["facts"]
+    for changed in (
+        {"dtype_origin": "aten.mul.Tensor:0-dim,number,tensor"},
+        {"dtype_origin": "aten.mul.Tensor:number,tensor"},
+        {"dtype_origin": None},
+    ):
+        other = night | {"data": {"facts": facts | changed}}
+        if changed["dtype_origin"] is None:
+            del other["data"]["facts"]["dtype_origin"]
+        assert INDEX.known_as(other, source) == [], changed
+
+
 # Variants that kill the process that runs them (a case's ISOLATE): each runs in a fresh
 # process (fuzz.outcome.run_lane_isolated), and its crash is classified from the facts
 # the lane announced before it died.

@@ -47,7 +47,14 @@ ROW_ARGS = (torch.randn(1, 4),)
             int_times_half,
             INT_ARGS,
             "promotion_zero_dim",
-            {"op": "aten.mul.Tensor", "class": "pointwise", "nature": "dtype", "node": "mul"},
+            {
+                "op": "aten.mul.Tensor",
+                "class": "pointwise",
+                "nature": "dtype",
+                "node": "mul",
+                "dtype_op": "aten.mul.Tensor",
+                "dtype_operands": "number,tensor",
+            },
         ),
         (
             transpose_then_scale,
@@ -80,6 +87,32 @@ def test_a_wrong_kernel_in_the_edge_graph_is_located_by_its_values():
         "class": "pointwise",
         "nature": "values",
         "node": "sin",
+    }
+
+
+def test_a_dtype_departure_after_a_values_departure_is_located_too():
+    """The registered 0-dim promotion (corpus/executorch_zero_dim_scalar_promotion.py: a
+    float16 0-dim tensor times a float is float32 in the edge program) after a node that
+    already departs by values: the first departure is that node, and the first dtype
+    departure is still found, at the op of a 0-dim tensor and a number."""
+
+    def program(x):
+        return (torch.sin(x).sum() * 2.0,)
+
+    args = (torch.randn(5, dtype=torch.float16),)
+    b = build(program, args, {})
+    edge_ep = b.edge.exported_program()
+    assert first_departure(b.ep, edge_ep, args)["nature"] == "dtype"  # the stock bug alone
+    (sin,) = [n for n in edge_ep.graph.nodes if "sin" in str(n.target)]
+    sin.target = _edge_op("cos")  # an earlier node now departs by values
+    edge_ep.graph_module.recompile()
+    assert first_departure(b.ep, edge_ep, args) == {
+        "op": "aten.sin.default",
+        "class": "pointwise",
+        "nature": "values",
+        "node": "sin",
+        "dtype_op": "aten.mul.Tensor",
+        "dtype_operands": "0-dim,number",
     }
 
 

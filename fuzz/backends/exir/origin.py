@@ -83,10 +83,34 @@ def difference(expected: Any, actual: Any) -> str | None:
     return None
 
 
+def operand_kinds(node: torch.fx.Node, values: dict, path: tuple) -> str:
+    """The kinds of an ATen node's tensor and scalar operands on this call, sorted and
+    joined: "0-dim" (a 0-d tensor), "tensor" (a tensor with dims), "number" (a Python or
+    symbolic number where the schema takes a Tensor or a Scalar: export keeps `x * 2.0` as
+    `aten.mul.Tensor(x, 2.0)`). Other arguments (dims, dtypes, flags) are not operands."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None:
+        return ""
+    kinds = set()
+    for i, arg in enumerate(schema.arguments):
+        if not isinstance(arg.type, (torch.TensorType, torch.NumberType)):
+            continue
+        given = node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
+        value = values.get((path, given.name)) if isinstance(given, torch.fx.Node) else given
+        if isinstance(value, torch.Tensor):
+            kinds.add("0-dim" if value.dim() == 0 else "tensor")
+        elif isinstance(value, (int, float)):
+            kinds.add("number")
+    return ",".join(sorted(kinds))
+
+
 def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] | None:
     """{"op", "class", "nature", "node"} of the first edge node whose value differs from
-    its ATen node's on `args`, or None (module docstring). Raises what interpreting
-    either program raises."""
+    its ATen node's on `args`, or None (module docstring); plus, when some node departs
+    by dtype (this one or a later one), "dtype_op" and "dtype_operands" of the first such
+    ATen node (`operand_kinds`): a promotion fault shows there even when an earlier node
+    departs by values (a low-precision reduction before a mixed-type op). Raises what
+    interpreting either program raises."""
     reference = interpret(aten_ep, copy_args(args))
     lowered = interpret(edge_ep, copy_args(args))
     aten_nodes = {
@@ -95,6 +119,7 @@ def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] |
         for n in gm.graph.nodes
         if n.op == "call_function"
     }
+    found: dict[str, str] | None = None
     for path, gm in graph_levels(edge_ep.graph_module):
         holder: dict[str, torch.fx.Node] = {}  # ATen node name -> last edge node from it
         for n in gm.graph.nodes:
@@ -110,14 +135,18 @@ def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] |
             if isinstance(expected, (tuple, list)) and isinstance(actual, torch.Tensor):
                 continue  # one piece of a multi-output node: judged where it is used
             nature = difference(expected, actual)
-            if nature is not None:
-                return {
+            if nature is not None and found is None:
+                found = {
                     "op": target_name(source.target),
                     "class": op_class(source.target),
                     "nature": nature,
                     "node": root,
                 }
-    return None
+            if nature == "dtype":
+                found["dtype_op"] = target_name(source.target)
+                found["dtype_operands"] = operand_kinds(source, reference, path)
+                return found
+    return found
 
 
 def locate(report: LaneReport, index: int, aten_ep: Any, edge_ep: Any, fed: tuple) -> None:

@@ -13,10 +13,9 @@ appears only where its operand constraints hold (valid by construction, as befor
 
 The focus is read when a program is drawn and moves only while exploring, never between
 a program that diverged and its shrink, so Hypothesis shrinks with one mapping from
-choices to programs; the campaign seed still determines every program. (Short
-Hypothesis rounds, one focus each, would need less state, but every round restarts
-Hypothesis' generation from small programs: measured, fewer ops per program and fewer
-programs per second.)
+choices to programs; the campaign seed still determines every program. (The first
+version held one focus per Hypothesis round, when rounds were long runs that each
+restarted from small programs; rounds are short now, fuzz/campaign/rounds.py.)
 
 Off by default (`nightly --op-focus on`): the focus is state outside Hypothesis' choices,
 so an example saved in a database (a failing program, replayed first by the next night)

@@ -3,8 +3,9 @@
 The same `Worker` runs in a local worker process (`python -m fuzz.campaign.worker CONFIG
 FD`: messages as JSON lines on pipe FD) and inside a Ray actor (fuzz/extra/ray_engine.py);
 only `send` differs. It applies the fixes switch, imports plugins, then runs *rounds*: one
-`@given(cases(lanes=...))` run each, with the nightly profile and a seed derived from the
-campaign seed, slot, incarnation and round. Per example it
+`@given(cases(lanes=...))` run each, with the nightly profile, `ROUND_EXAMPLES` examples
+(short rounds: fuzz/campaign/rounds.py says why) and a seed derived from the campaign
+seed, slot, incarnation and round. Per example it
 
 1. sends `Start` (with the program's source) and `LaneStart` before each lane: if the
    process dies or hangs, the supervisor knows the program and the lane;
@@ -29,6 +30,7 @@ cache (calls are seeded: the same source always gives the same result).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
@@ -59,7 +61,14 @@ from fuzz.campaign.protocol import (
     encode,
     sha,
 )
-from fuzz.campaign.rounds import BudgetExhausted, Diverged, ShrinkCutShort, exception_for
+from fuzz.campaign.rounds import (
+    EMPTY_ROUNDS_LIMIT,
+    ROUND_EXAMPLES,
+    BudgetExhausted,
+    Diverged,
+    ShrinkCutShort,
+    exception_for,
+)
 from fuzz.corpus import CorpusIndex, DirectoryCorpus
 from fuzz.errors import error_text
 from fuzz.prepare import (
@@ -247,14 +256,17 @@ class Worker:
         cfg = self.cfg
         db = open_database(cfg.database)
         # The quota of explored programs is enforced by `_example` (BudgetExhausted), not
-        # by max_examples: Hypothesis also counts duplicates that never run.
-        phases = [Phase.generate, Phase.shrink] + ([Phase.reuse] if db is not None else [])
+        # by max_examples: Hypothesis also counts duplicates that never run. The database's
+        # failures are replayed once, by the first round.
+        reuse = [Phase.reuse] if db is not None and round_no == 0 else []
+        phases = [Phase.generate, Phase.shrink] + reuse
         self.phase, self.shrink_deadline = "explore", float("inf")
         self.primary, self.best = None, None
         self.focus.move_if_due()
 
         @settings(
             settings.get_profile("nightly"),
+            max_examples=ROUND_EXAMPLES,
             database=db,
             report_multiple_bugs=False,
             phases=phases,
@@ -330,8 +342,8 @@ class Worker:
 
     def loop(self) -> None:
         self.setup()
-        reason, errors = "done", 0
-        for round_no in range(10_000):
+        reason, errors, empty = "done", 0, 0
+        for round_no in itertools.count():
             if time.time() >= self.explore_deadline:
                 reason = "budget"
                 break
@@ -340,7 +352,8 @@ class Worker:
                 break
             before = self.explored
             outcome = self.run_round(round_no)
-            if outcome == "exhausted" and self.explored == before:
+            empty = empty + 1 if outcome == "exhausted" and self.explored == before else 0
+            if empty >= EMPTY_ROUNDS_LIMIT:
                 reason = "exhausted"  # Hypothesis found nothing new to try
                 break
             if outcome == "budget":

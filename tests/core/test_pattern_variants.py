@@ -458,6 +458,17 @@ VARIANTS = {
             return [(torch.tensor([0.5, -1.25, 2.0], dtype=torch.float16),)]
         """,
     ),
+    # A bfloat16 cumsum along the last dim of a 2-d input, as generated (before an exp).
+    "executorch_cumsum_half_accumulator:bfloat16": (
+        "exir",
+        """
+        def program(x):
+            return (torch.exp(torch.cumsum(x, dim=1).clamp(max=10.0)),)
+
+        def calls():
+            return [(torch.full((2, 600), 0.01, dtype=torch.bfloat16),)]
+        """,
+    ),
     # Floor division by a number (floor_divide, div.Tensor_mode in the edge program).
     "executorch_scalar_constant_float32:floor-divide": (
         "exir",

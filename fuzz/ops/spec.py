@@ -176,24 +176,11 @@ class Decision:
         )
 
 
-def _relap(value: int, lap: int) -> int:
-    """A gene value read on its `lap`-th pass (0: the first, raw): mixed with the lap by a
-    multiplicative hash, so choices on later laps are not the first lap's residues. Zero
-    stays zero: a gene shrunk to zeros still decodes to the first option everywhere."""
-    if lap == 0:
-        return value
-    return (value * (0x9E3779B1 + 2 * lap) & 0xFFFFFFFF) >> 16
-
-
 class Picker:
     """Turns one gene (a tuple of non-negative ints drawn by Hypothesis) into choices.
 
-    Every choice is a gene value modulo the number of options, so any gene decodes to a
-    valid choice and shrinking a gene towards zeros moves every choice towards the first
-    option. A gene shorter than its choices is read again from its start, each lap
-    through `_relap`: read raw, a one-value gene would make every choice of the op its
-    family and op index select (`v % 2` of a flag is fixed once `v % 10` picked the op),
-    so an op would meet some of its own options only with long genes.
+    Every choice is `gene[i] % len(options)`, so any gene decodes to a valid choice and
+    shrinking a gene towards zeros moves every choice towards the first option.
     """
 
     def __init__(self, gene: Sequence[int]):
@@ -202,10 +189,7 @@ class Picker:
     def index(self, n: int) -> int:
         if n <= 0:
             raise ValueError("nothing to pick from")
-        value = 0
-        if self.gene:
-            lap, at = divmod(self.i, len(self.gene))
-            value = _relap(self.gene[at], lap)
+        value = self.gene[self.i % len(self.gene)] if self.gene else 0
         self.i += 1
         return value % n
 

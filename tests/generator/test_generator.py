@@ -246,8 +246,7 @@ def test_coverage_reports_families_inputs_and_decisions():
     """A hand-built genome: a float16 tensor whose first dim may be empty, a scalar
     number, one op per gene. coverage() names what the case exercises."""
     # tensor gene: rank 1, dim lo DIM_LOWS[2] = 0, hi 0 + 2 + 1, dtype INPUT_DTYPES[4]
-    # number gene: a scalar, then the op that uses it (`shift_number`, family "number")
-    genome = Genome(inputs=((0, 2, 0, 4),), ops=((0,),), numbers=((1, 5, 4),))
+    genome = Genome(inputs=((0, 2, 0, 4),), ops=((0,),), numbers=((1, 0, 0),))
     program = decode(genome, ops.for_lanes(["thunder"]))
     assert program.input_types[0].dtype == "float16" and program.number_inputs() == [1]
     assert isinstance(program.input_types[1], NumberType)

@@ -17,8 +17,7 @@ OPS = [BY_NAME[n] for n in ("neg", "sin", "abs")]
 
 
 def _program(op_genes, inputs=((0,),)):
-    # Gene (0, k): the one family, its op k, then (read again: zero) the latest value.
-    program = decode(Genome(inputs=inputs, ops=tuple((0, g) for g in op_genes)), OPS)
+    program = decode(Genome(inputs=inputs, ops=tuple((g,) for g in op_genes)), OPS)
     return program, plan_sequence(program, [(0,), (1,)], ["preserve"])
 
 

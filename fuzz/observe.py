@@ -28,6 +28,11 @@ class CallRecord:
     aliases: frozenset[tuple[tuple[str, int], tuple[str, int]]] = frozenset()
     # Whether output i is the very same tensor object as input j (e.g. `return x`).
     identity: frozenset[tuple[int, int]] = frozenset()
+    # Eager only: the same call computed in float64, on demand (fuzz.backends.eager), what
+    # the result oracle judges a half-precision mismatch against (fuzz.oracles.results).
+    reference64: Callable[[], CallRecord | None] | None = dataclasses.field(
+        default=None, compare=False, repr=False
+    )
 
 
 def cpu_copy(v):

@@ -15,8 +15,8 @@ from fuzz.errors import FuzzError
 # (`neg` of the first input) was about half of the programs an EXIR worker explores in a
 # 120 s night, and later examples are mostly mutations of earlier ones, so an op drawn
 # early crowded the rest. Under 10 there is no warm-up (one simplest example per round):
-# generation-only, 125 EXIR programs drew 164-178 distinct ops in rounds of 9 against
-# 78-83 in one run (benchmarks/bench_round_breadth.py, benchmarks/RESULTS.md). A
+# generation-only, 125 EXIR programs drew 173-178 distinct ops in rounds of 9 against
+# 75-86 in one run (benchmarks/bench_round_breadth.py, benchmarks/RESULTS.md). A
 # divergence found in a round is shrunk in that round, as before.
 ROUND_EXAMPLES = 9
 # Rounds in a row that explore no new program (every example a duplicate of a judged

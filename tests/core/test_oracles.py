@@ -173,3 +173,78 @@ def test_unsound_hit_fires_when_the_broadcast_differs():
     found = unsound_hit(TRACE_A, other, "call[1]", "cpu")
     assert found is not None and found.kind == "thunder.unsound-hit"
     assert "+%5 = prims.broadcast_in_dim(%0, " in found.data["diff"]  # a (%0) is broadcast
+
+
+def _half_record(fn, x):
+    """Eager's record of `fn` on a float16 `x`, with its float64 reference attached."""
+    from fuzz.backends.eager import float64_call
+
+    record = observe_call(fn, copy_args((x,)))
+    record.reference64 = float64_call(fn, (x,))
+    return record
+
+
+def test_a_half_mismatch_as_imprecise_as_eager_is_set_aside_and_a_worse_one_is_not():
+    """The float64 referee (fuzz.oracles.results.within_eager_error). A lane that runs
+    `x + logsumexp(2 * x, 0)` in float16 steps, its sum added in float16 (the EXIR
+    baseline's form: the decomposed logsumexp on the portable kernels, then `x + it`
+    cancelling), differs from eager past the float16 tolerance, but is no further from
+    the float64 value than eager is. A float16 running sum that stops growing, or one
+    wrong element, is many times worse."""
+    torch.manual_seed(3)
+    x = torch.randn(5, 4, 7, dtype=torch.float16)
+
+    def fused(t):
+        return (t + torch.logsumexp(2 * t, 0),)
+
+    def stepwise(t):
+        u = 2 * t
+        m = u.amax(0)
+        e = (u - m).exp()
+        acc = e[0]
+        for i in range(1, e.shape[0]):
+            acc = acc + e[i]
+        return (t + (acc.log() + m),)
+
+    expected = _half_record(fused, x)
+    imprecise = compare_results("exir", expected, observe_call(stepwise, (x,)), "call[0]")
+    assert imprecise and all(d.data.get("within_eager_error") for d in imprecise)
+
+    def one_wrong(t):
+        out = fused(t)[0].clone()
+        out[0, 0, 0] += 1.0
+        return (out,)
+
+    found = compare_results("exir", expected, observe_call(one_wrong, (x,)), "call[0]")
+    assert found and not any(d.data.get("within_eager_error") for d in found)
+
+    def half_cumsum(t):  # added in float16, as the portable kernel does
+        out, acc = torch.empty_like(t), torch.zeros_like(t[0])
+        for i in range(t.shape[0]):
+            acc = acc + t[i]
+            out[i] = acc
+        return (out,)
+
+    ones = torch.ones(3000, 1, dtype=torch.float16)
+    cumsum = _half_record(lambda t: (torch.cumsum(t, 0),), ones)
+    found = compare_results("exir", cumsum, observe_call(half_cumsum, (ones,)), "call[0]")
+    assert found and not any(d.data.get("within_eager_error") for d in found)
+
+
+def test_the_referee_judges_only_what_it_can():
+    from fuzz.oracles.results import within_eager_error
+
+    e = torch.tensor([1.0, 2.0], dtype=torch.float16)
+    ref64 = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    assert within_eager_error(e, e, ref64)
+    assert not within_eager_error(e.float(), e.float(), ref64)  # float32: tolerances alone
+    assert not within_eager_error(e, e[:1], ref64)  # shapes differ
+    nan = torch.tensor([1.0, float("nan")], dtype=torch.float16)
+    assert not within_eager_error(e, nan, ref64)  # NaN where float64 has a number
+    far = torch.tensor([1.5, 2.0], dtype=torch.float16)
+    assert not within_eager_error(far, far, ref64)  # eager itself far from float64
+    # No float64 reference (inputs that share storage, or eager ran without one): kept.
+    record = observe_call(lambda t: (t * 3,), (e,))
+    assert compare_results("exir", record, observe_call(lambda t: (t * 3.01,), (e,)), "c")[
+        0
+    ].data == {"output": 0}

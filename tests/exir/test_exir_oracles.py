@@ -660,3 +660,29 @@ def test_alias_boundary_is_silent_on_outputs_that_hold_no_bytes_and_fires_otherw
     bad = dict(facts, out_roots={**facts["out_roots"], 1: facts["in_roots"][0]})
     found, _ = exir_aliasing.check_alias_boundary(bad, ref, call, "call[0]")
     assert sorted(d.data["rule"] for d in found) == ["E2", "E3"]
+
+
+def test_a_runtime_result_as_imprecise_as_eager_is_counted_not_reported():
+    """The EXIR baseline's false alarm (fault benchmark, 2026-12-02): float16
+    `x + logsumexp(2 * x, 0)` on the runtime (the decomposed logsumexp, its sum added in
+    float16) differs from eager past the float16 tolerance, by cancellation, yet no more
+    than eager differs from float64: counted as within-eager-error, not a divergence. The
+    registered float16 cumsum stays one (corpus/executorch_cumsum_half_accumulator.py)."""
+    from fuzz.case import case_from_source
+    from fuzz.case_runner import run_case
+
+    source = (
+        "import torch\n\n\ndef program(x):\n    return (x + torch.logsumexp(2 * x, 0),)\n\n\n"
+        "def calls():\n"
+        "    return [(torch.randn((5, 7, 4), dtype=torch.float16).transpose(-2, -1),)]\n"
+    )
+    result = run_case(case_from_source(source, "lse_cancel"), ["exir"], ["cpu"], seed=0)
+    (report,) = result.reports
+    assert report.divergences == [] and report.counters["within-eager-error"] >= 1, report
+    cumsum = (
+        "import torch\n\n\ndef program(x):\n    return (torch.cumsum(x, 0),)\n\n\n"
+        "def calls():\n    return [(torch.ones(3000, dtype=torch.float16),)]\n"
+    )
+    (report,) = run_case(case_from_source(cumsum, "cumsum_half"), ["exir"], ["cpu"]).reports
+    assert [d.kind for d in report.divergences] == ["exir.runtime-result"]
+    assert report.counters["within-eager-error"] == 0

@@ -19,12 +19,14 @@ no storage (most calls); the others are run again on their copies.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 import torch.utils._pytree as pytree
 
+from fuzz.backends.eager import float64_call
 from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
 from fuzz.tensors import copy_args, map_tensors, storage_key
@@ -128,6 +130,7 @@ def lane_reference(
         if is_independent(args):
             out.append(ref)
         else:
-            out.append(observe_call(program, copy_args(copies)))
+            record = observe_call(program, copy_args(copies))
+            out.append(dataclasses.replace(record, reference64=float64_call(program, copies)))
             rerun += 1
     return fed, out, rerun

@@ -109,11 +109,14 @@ def test_same_seed_same_signatures_known_findings_and_never_overwriting(tmp_path
     assert proc1.returncode == 1, proc1.stderr[-3000:]
     new = [f for f in doc1["findings"] if f["status"] == "new"]
     assert new and all(f["shrunk"] == "yes, 1-minimal" for f in new)
-    # Shrunk and reduced to one op, torch.sin (what the test lane flags), on one input.
+    # Shrunk and reduced to one op (the test lane flags programs that call torch.sin).
     written = Path(new[0]["path"])
     text = written.read_text()
     program = text[text.index("def program(") : text.index("def calls(")]
-    assert "torch.sin(" in program and program.startswith("def program(x0):"), text
+    # One op that calls torch.sin: `sin` itself, or (as seed 11 draws since workers run
+    # short rounds) a branch op on a number input whose body calls it, which no removal
+    # can make smaller.
+    assert "torch.sin(" in program, text
     assert len(case_metadata(text)["META"]["ops"]) == 1, text
 
     # Same seed, into a folder that already has a file of that name: same signatures, a

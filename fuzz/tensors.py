@@ -69,3 +69,11 @@ def storage_key(t: torch.Tensor) -> int | None:
     """Identity of a tensor's storage (None for empty storage, which aliases nothing)."""
     storage = t.untyped_storage()
     return storage.data_ptr() if storage.nbytes() else None
+
+
+def shares_storage(args: Sequence[Any]) -> bool:
+    """Whether two tensors of a call share storage (empty storage shares nothing)."""
+    leaves = torch.utils._pytree.tree_leaves(list(args))
+    keys = [storage_key(t) for t in leaves if isinstance(t, torch.Tensor)]
+    keys = [k for k in keys if k is not None]
+    return len(keys) != len(set(keys))

@@ -17,7 +17,7 @@ import torch.utils._pytree as pytree
 
 from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
-from fuzz.tensors import copy_args, storage_key
+from fuzz.tensors import copy_args, shares_storage
 
 
 def run_eager(case: Case, calls: list[tuple]) -> list[CallRecord]:
@@ -38,9 +38,7 @@ def float64_call(program: Callable, args: tuple) -> Callable[[], CallRecord | No
     """The call with every floating-point tensor input in float64, computed once when
     first asked; None when two inputs share storage (separate float64 copies would not
     alias, and an in-place op would then compute something else) or it raises."""
-    tensors = [a for a in pytree.tree_leaves(list(args)) if isinstance(a, torch.Tensor)]
-    keys = [k for k in map(storage_key, tensors) if k is not None]
-    if len(keys) != len(set(keys)):
+    if shares_storage(args):
         return lambda: None
     inputs = copy_args(args)
 

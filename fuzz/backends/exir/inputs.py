@@ -29,7 +29,7 @@ import torch.utils._pytree as pytree
 from fuzz.backends.eager import float64_call
 from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
-from fuzz.tensors import copy_args, map_tensors, storage_key
+from fuzz.tensors import copy_args, map_tensors, shares_storage
 
 
 def derive_dims(case: Case, calls: Sequence[tuple]) -> dict[int, dict[int, tuple[int, int]]]:
@@ -105,18 +105,8 @@ def independent(args: Sequence[Any]) -> tuple:
 def is_independent(args: Sequence[Any]) -> bool:
     """Whether every tensor of a call is contiguous and shares storage with no other
     (then `independent(args)` behaves exactly like `args`)."""
-    seen: set[int] = set()
-    for t in pytree.tree_leaves(list(args)):
-        if not isinstance(t, torch.Tensor):
-            continue
-        if not t.is_contiguous():
-            return False
-        key = storage_key(t)
-        if key is not None:
-            if key in seen:
-                return False
-            seen.add(key)
-    return True
+    tensors = [t for t in pytree.tree_leaves(list(args)) if isinstance(t, torch.Tensor)]
+    return all(t.is_contiguous() for t in tensors) and not shares_storage(args)
 
 
 def lane_reference(

@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
-import fuzz.program  # noqa: E402
+import fuzz.ops.weights  # noqa: E402
 from benchmarks.faults import FAULTS  # noqa: E402
 from fuzz.case_runner import run_case  # noqa: E402
 from fuzz.prepare import prepare  # noqa: E402
@@ -58,7 +58,7 @@ def main() -> None:
     prepare("on", (), "on")
     fault = importlib.import_module(module_name)
     fault.uninstall()
-    fuzz.program.FOCUS_WEIGHT = 40  # about half of all programs hold a focus op
+    fuzz.ops.weights.FOCUS_WEIGHT = 40  # about half of all programs hold a focus op
     focus = types.SimpleNamespace(ops=frozenset(ops))
     counts = {"programs": 0, "with_op": 0, "showed_fault": 0}
 

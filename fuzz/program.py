@@ -2,11 +2,12 @@
 
 A `Genome` is what Hypothesis draws: one gene (a tuple of small ints) per input and per
 op. `decode` turns it into a `Program` deterministically and *validly by construction*:
-each op gene picks an op family (by weight, `fuzz/ops/weights.py`) among those with an
-op whose operand constraint some available values meet, then one of those ops, then its
-operand tuple, then the op's attributes, each as `gene[i] % n`. So deleting an op gene
-(what Hypothesis's shrinker does to lists) still decodes to a valid, smaller program,
-and shrinking a gene towards zeros picks simpler options.
+each op gene picks an op family (by the weight of its ops, `fuzz/ops/weights.py`) among
+those with an op whose operand constraint some available values meet, then one of those
+ops, then its operand tuple, then the op's attributes, each as `gene[i] % n` (the family
+by a scaled gene value, `Picker.weighted`). So deleting an op gene (what Hypothesis's
+shrinker does to lists) still decodes to a valid, smaller program, and shrinking a gene
+towards zeros picks simpler options.
 
 Inputs are tensors (a dtype from `dtypes.INPUT_DTYPES`, dims whose range may include 0
 and 1, or a shape related to an earlier input for broadcasting), then Python numbers
@@ -24,9 +25,9 @@ from typing import Any
 import sympy
 
 from fuzz import ops as op_catalogue
+from fuzz.ops import weights
 from fuzz.ops.dtypes import INPUT_DTYPES
 from fuzz.ops.spec import Decision, NumberType, OpSpec, Picker, Symbols, TensorType, Value
-from fuzz.ops.weights import FAMILY_WEIGHTS, FOCUS_FAMILY, FOCUS_WEIGHT
 
 MAX_OUTPUTS = 3
 
@@ -170,28 +171,35 @@ def _by_family(
     for op in ops:
         by_family.setdefault(op.family, []).append(op)
     if chosen := [op for op in ops if op.name in focus]:
-        by_family[FOCUS_FAMILY] = chosen
+        by_family[weights.FOCUS_FAMILY] = chosen
     return by_family
 
 
-def _weight(family: str) -> int:
-    return FOCUS_WEIGHT if family == FOCUS_FAMILY else FAMILY_WEIGHTS.get(family, 1)
+def _weight(family: str, n_ops: int) -> int:
+    """A family's weight in the pick: its ops' weight (`weights.FAMILY_WEIGHTS`, the
+    focus's `FOCUS_WEIGHT`), times its number of ops when `weights.WEIGH_BY` is "op"."""
+    if family == weights.FOCUS_FAMILY:
+        per_op = weights.FOCUS_WEIGHT
+    else:
+        per_op = weights.FAMILY_WEIGHTS.get(family, 1)
+    return per_op * n_ops if weights.WEIGH_BY == "op" else per_op
 
 
 def _pick_op(by_family: dict[str, list[OpSpec]], types, syms, pick: Picker, keep=None):
-    """An op and its operand candidates: a family picked by its weight (`FAMILY_WEIGHTS`)
-    among those with an applicable op, then one of its applicable ops.
+    """An op and its operand candidates: a family picked by its weight (`_weight`) among
+    those with an applicable op, then one of its applicable ops.
 
-    Picking the family first keeps each family's share of draws independent of how many
-    ops it has, so a catalogue that grows by 80 math and layout ops does not crowd out
-    the few data-dependent, custom and cond ops. Families are tried lazily (a family
-    with no applicable op is dropped and the pick repeated): only the picked family's
-    operand constraints are evaluated, not all 200 ops' for every op gene. `keep`
-    filters an op's candidates (None: keep all). None when no op applies."""
+    Families are tried lazily (a family with no applicable op is dropped and the pick
+    repeated): only the picked family's operand constraints are evaluated, not all 200
+    ops' for every op gene. A family's weight counts all its ops, applicable or not, so
+    an op's chance does not depend on which of its siblings apply. `keep` filters an
+    op's candidates (None: keep all). None when no op applies."""
     families = list(by_family)
     while families:
-        weighted = [f for f in families for _ in range(_weight(f))]
-        family = pick.pick(weighted)
+        if weights.WEIGH_BY == "op":
+            family = pick.weighted(families, [_weight(f, len(by_family[f])) for f in families])
+        else:
+            family = pick.pick([f for f in families for _ in range(_weight(f, 1))])
         choices = []
         for op in by_family[family]:
             candidates = op.operands(types, syms)

@@ -27,7 +27,7 @@ from fuzz import ops as op_catalogue
 from fuzz.calls import MODES, CallPlan, plan_sequence
 from fuzz.case import Case, case_from_source
 from fuzz.defaults import MAX_CALLS, MAX_OPS
-from fuzz.ops.spec import TensorType
+from fuzz.ops.spec import GENE_VALUES, TensorType
 from fuzz.program import Genome, Program, decode
 from fuzz.render import render_case
 
@@ -39,7 +39,7 @@ class OpFocus(Protocol):
     ops: frozenset[str]
 
 
-genes = st.lists(st.integers(0, 255), min_size=1, max_size=6).map(tuple)
+genes = st.lists(st.integers(0, GENE_VALUES - 1), min_size=1, max_size=6).map(tuple)
 
 
 def genomes(

@@ -1,10 +1,8 @@
 """Op focus: a worker keeps drawing more often the catalogue ops it has drawn least.
 
-Why: the generator picks an op family by weight, then an op of it (fuzz/ops/weights.py),
-so an op's share of draws is its family's share divided by the family's size. With 220
-ops that leaves the ops of large families (28 math ops, 17 layout ops) drawn a few times a
-night, and about half the catalogue never drawn in a 120 s night (benchmarks/RESULTS.md):
-a fault in such an op is found only by luck. So the worker keeps a focus, the
+Why: with 220 ops, a 120 s night draws each op a few times at best, and an op whose
+operand constraints rarely hold even less (benchmarks/RESULTS.md): a fault in such an op
+is found only by luck. So the worker keeps a focus, the
 `FOCUS_SIZE` lane ops it has drawn least so far (ties broken in an order fixed by a seed
 derived from the campaign's, so an op stays in focus until it is drawn), and the
 generator adds the focus as one more family (weight `FOCUS_WEIGHT` in

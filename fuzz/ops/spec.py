@@ -176,6 +176,9 @@ class Decision:
         )
 
 
+GENE_VALUES = 256  # a gene holds ints in [0, GENE_VALUES) (fuzz.strategies.genes)
+
+
 class Picker:
     """Turns one gene (a tuple of non-negative ints drawn by Hypothesis) into choices.
 
@@ -195,6 +198,18 @@ class Picker:
 
     def pick(self, options: Sequence[Any]) -> Any:
         return options[self.index(len(options))]
+
+    def weighted(self, options: Sequence[Any], weights: Sequence[int]) -> Any:
+        """An option by weight, from one gene value scaled over the total weight (not
+        `value % total`: a gene value is below 256, so a total above it would leave the
+        last options unreachable). Value 0 is the first option, as with `pick`."""
+        total = sum(weights)
+        point = self.index(GENE_VALUES) * total // GENE_VALUES
+        for option, weight in zip(options, weights):
+            if point < weight:
+                return option
+            point -= weight
+        raise ValueError("no option with a positive weight")
 
     def integer(self, lo: int, hi: int) -> int:
         return lo + self.index(hi - lo + 1)

@@ -1,28 +1,43 @@
-"""How often the generator draws each op family (fuzz.program picks a family by weight,
-then an op of it uniformly), as data.
+"""How often the generator draws each op (fuzz.program picks a family by weight, then an
+op of it uniformly), as data.
 
-A family's weight is its share of op draws against the others, whatever its number of
-ops. The stress families this harness exists for (unbacked sizes from data-dependent and
-custom ops, shape branches and torch.cond, number inputs) weigh more, so that a growing
-catalogue of everyday ops never dilutes them below the nightly's coverage floors (EXIR:
-30 % of programs hold a data-dependent op, a custom op or a cond; benchmarks/RESULTS.md).
-A family not listed weighs 1.
+`FAMILY_WEIGHTS` is each op's weight by its family: the stress families this harness
+exists for (unbacked sizes from data-dependent and custom ops, shape branches and
+torch.cond, number inputs) weigh more. A family not listed weighs 1.
+
+`WEIGH_BY` says what that weight applies to:
+
+* "op" (the default): every op of a family weighs the family's weight, so a family's
+  share of draws grows with its number of ops, and one of 28 math ops is drawn about as
+  often as one of a 3-op family. The pick scales one gene value over the total weight
+  (`Picker.weighted`), as the total is above the 256 values a gene holds.
+* "family": a family's share is its weight whatever its number of ops (the generator
+  before; kept to compare, benchmarks/bench_op_weights.py). It kept a growing catalogue
+  of everyday ops from diluting the stress families, but drew each of 28 math ops at a
+  tenth of a custom op's rate: `//` was 0.1 % of draws, about once a 120 s night.
+
+Under "op" the nightly's coverage floors guard the stress families instead (EXIR: 30 % of
+programs hold a data-dependent op, a custom op or a cond; Thunder: 25 % a number input;
+tests/generator/test_generator.py); custom and branch weigh 6 and 3 so that Thunder's
+custom/cond share stays about a third (benchmarks/RESULTS.md).
 
 `FOCUS_WEIGHT` is the weight of a nightly round's focus (fuzz/campaign/focus.py), the ops a
-worker has drawn least that night, picked as one more family.
+worker has drawn least that night, picked as one more family (under "op": per focus op).
 """
 
 from __future__ import annotations
 
 FAMILY_WEIGHTS: dict[str, int] = {
     "data-dependent": 3,
-    "custom": 3,
-    "branch": 2,
+    "custom": 6,
+    "branch": 3,
     "number": 4,
     "view": 2,
     "inplace": 2,
     "broadcast": 2,
 }
+
+WEIGH_BY = "op"  # "op" or "family" (above)
 
 FOCUS_FAMILY = "focus"
 FOCUS_WEIGHT = 8

@@ -14,9 +14,11 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from fuzz import ops
+from fuzz import program as program_module
 from fuzz.backends.eager import run_eager
 from fuzz.calls import MODES, plan_sequence
-from fuzz.ops.spec import NumberType
+from fuzz.ops import weights
+from fuzz.ops.spec import GENE_VALUES, NumberType, Picker
 from fuzz.program import Genome, decode
 from fuzz.strategies import cases, genomes, make_case, programs
 from fuzz.tensors import materialize
@@ -207,7 +209,10 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
     """Over many programs and call plans, calls contain inputs that are the same tensor,
     views of one base, and non-contiguous tensors. (Genes from a seeded `random.Random`,
     not Hypothesis: Hypothesis mixes in constants found in the loaded modules, so which
-    programs a derandomized run draws depends on what else the process imported.)"""
+    programs a derandomized run draws depends on what else the process imported.)
+    Aliased inputs are rare (about one call in a hundred: only where no unused input
+    precedes them, below), so the draw goes on until each form is seen, up to 1,500
+    programs."""
     seen = Counter()
     rng = random.Random(0)
 
@@ -215,7 +220,9 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
         return tuple(rng.randrange(256) for _ in range(rng.randrange(1, n + 1)))
 
     thunder_ops = ops.for_lanes(["thunder"])
-    for _ in range(150):
+    for _ in range(1500):
+        if seen["same"] and seen["views"] and seen["non-contiguous"]:
+            break
         genome = Genome(
             inputs=tuple(gene() for _ in range(rng.randrange(1, 4))),
             ops=tuple(gene() for _ in range(rng.randrange(1, 5))),
@@ -224,9 +231,10 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
         calls = plan_sequence(program, [gene(), gene(), gene()], ["flip", "preserve"])
         for args in materialize(make_case(program, calls, lane="thunder").case, 0):
             tensors = [a for a in args if not isinstance(a, (int, float))]
-            seen["same"] += any(a is b for i, a in enumerate(tensors) for b in tensors[i + 1 :])
+            same = any(a is b for i, a in enumerate(tensors) for b in tensors[i + 1 :])
+            seen["same"] += same
             keys = [a.untyped_storage().data_ptr() for a in tensors if a.numel()]
-            seen["shared-storage"] += len(set(keys)) < len(keys)
+            seen["views"] += len(set(keys)) < len(keys) and not same
             seen["non-contiguous"] += any(not a.is_contiguous() for a in tensors)
             # Thunder miscounts aliased positions after an unused input (a registered bug
             # that would hide every other oracle): no aliasing at or after one.
@@ -239,7 +247,7 @@ def test_layouts_produce_aliasing_and_non_contiguous_inputs():
             for j, ptr in storage.items():
                 if any(storage[i] == ptr for i in storage if i < j):
                     assert all(k in used for k in range(j)), (program, args)
-    assert seen["same"] and seen["shared-storage"] > seen["same"] and seen["non-contiguous"], seen
+    assert seen["same"] and seen["views"] and seen["non-contiguous"], seen
 
 
 def test_coverage_reports_families_inputs_and_decisions():
@@ -274,3 +282,36 @@ def test_rendered_source_is_what_runs(generated):
     # defined by exec'ing `source`, so its code object points at that source.
     assert generated.case.source == generated.source
     assert generated.case.program.__code__.co_filename == generated.case.where
+
+
+def test_a_weighted_pick_spreads_gene_values_over_options_by_weight():
+    """`Picker.weighted` scales a gene value over the total weight: each option gets its
+    share of the 256 values (within one), value 0 is the first option, and options past
+    the 256th unit of weight are reached (with `value % total` they never are)."""
+    options, weights_ = ["a", "b", "c", "d"], [100, 1, 150, 49]  # total 300 > 256
+    got = Counter(Picker((v,)).weighted(options, weights_) for v in range(GENE_VALUES))
+    for option, weight in zip(options, weights_):
+        assert abs(got[option] - GENE_VALUES * weight / 300) <= 1, got
+    assert Picker((0,)).weighted(options, weights_) == "a"
+    assert Picker((GENE_VALUES - 1,)).weighted(options, weights_) == "d"
+
+
+def test_each_op_weighs_its_family_weight_so_a_family_is_drawn_by_its_size():
+    """Under `WEIGH_BY = "op"` (the default) a family's share of op picks is its number of
+    ops times its per-op weight, for every lane: the 28 math ops together are drawn about
+    as often as 28 ops of a one-op family would be, and every family is reachable."""
+    assert weights.WEIGH_BY == "op"
+    for lane in ("exir", "thunder"):
+        by_family = program_module._by_family(ops.for_lanes([lane]))
+        families = list(by_family)
+        per_family = [weights.FAMILY_WEIGHTS.get(f, 1) * len(by_family[f]) for f in families]
+        got = Counter(
+            Picker((v,)).weighted(
+                families, [program_module._weight(f, len(by_family[f])) for f in families]
+            )
+            for v in range(GENE_VALUES)
+        )
+        total = sum(per_family)
+        for family, weight in zip(families, per_family):
+            assert abs(got[family] - GENE_VALUES * weight / total) <= 1, (lane, family, got)
+            assert got[family] >= 1, (lane, family)

@@ -49,6 +49,15 @@ MATCHES = (
         "facts": {"ops": "*repeat_interleave"},
     },
     {
+        # Two outputs share storage: repeat_interleave's result, a view of an
+        # intermediate, and another view of it returned too (`v[i]` next to
+        # `v.repeat_interleave(1, dim=0)`; a default night at fa0a4a4, seed 1).
+        "kind": "thunder.aliasing",
+        "details": r"unexpected \[.*\('out', \d+\), \('out', \d+\)\)",
+        "facts": {"ops": "*repeat_interleave"},
+        "source": r"(\w+) = \w+\.repeat_interleave\([^\n]*\n[\s\S]*?\breturn \([^\n]*\b\1\b",
+    },
+    {
         "kind": "thunder.aliasing",
         "details": r"\(mutation\)",
         "facts": {"ops": ["*repeat_interleave", "torch.Tensor.*_"]},

@@ -507,6 +507,19 @@ VARIANTS = {
             return [(x, torch.ones(2))]
         """,
     ),
+    # Two returned views of one intermediate: an index and repeat_interleave's result.
+    "thunder_repeat_interleave_view:outputs": (
+        "thunder",
+        """
+        def program(x):
+            v = x.abs()
+            w = v.repeat_interleave(1, dim=0)
+            return (v[0], w)
+
+        def calls():
+            return [(torch.randn(3, 2),), (torch.randn(4, 2),)]
+        """,
+    ),
     # A float number, reached by an unused first input before two disjoint views written
     # in place (the alias positions "1,2" land on the float n): 'FloatProxy' has no shape.
     "thunder_alias_number_input_integerproxy:float": (

@@ -96,8 +96,10 @@ def test_ray_campaign_explores_on_both_nodes_and_survives_a_crash(tmp_path, ray_
         "60",
         "--hypothesis-seed",
         "7",
+        # A cap, not the test's length: 60 programs end the campaign (about 100 s
+        # alone); two ray nodes next to another test worker on 2 cores need more.
         "--budget",
-        "120",
+        "400",
         "--database",
         "none",
         lane_mode="crash",
@@ -153,8 +155,10 @@ def test_ray_and_local_engines_file_the_same_findings(tmp_path, ray_address):
         "60",
         "--hypothesis-seed",
         "11",
+        # A cap: 60 programs end each run. A run cut short by the budget on a
+        # loaded machine explores other programs and files other findings.
         "--budget",
-        "150",
+        "400",
         "--database",
         "none",
         "--corpus",

@@ -25,60 +25,31 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-
+from benchmarks.bench_round_breadth import draw_rounds  # noqa: E402
 from fuzz import ops as op_catalogue  # noqa: E402
 from fuzz.campaign.rounds import ROUND_EXAMPLES  # noqa: E402
 from fuzz.ops import weights  # noqa: E402
-from fuzz.strategies import cases  # noqa: E402
-
-
-class _Enough(KeyboardInterrupt):
-    """Ends a round from inside the test (Hypothesis lets a KeyboardInterrupt through)."""
 
 
 def night(lane: str, programs: int, base_seed: int) -> dict:
-    sources: set[str] = set()
     ops: Counter = Counter()
     shares = Counter()
 
-    def one_round(round_no: int) -> None:
-        @seed(base_seed * 100_000 + round_no)
-        @settings(
-            max_examples=ROUND_EXAMPLES,
-            database=None,
-            phases=[Phase.generate],
-            suppress_health_check=list(HealthCheck),
-            deadline=None,
-        )
-        @given(cases(lanes=(lane,)))
-        def draw(generated):
-            if generated.source in sources:
-                return
-            sources.add(generated.source)
-            coverage = generated.coverage()
-            ops.update(coverage["ops"])
-            shares["dynamic"] += coverage["dynamic"]
-            shares["number"] += coverage["inputs"]["number"]
-            if len(sources) >= programs:
-                raise _Enough
+    def on_case(generated) -> None:
+        coverage = generated.coverage()
+        ops.update(coverage["ops"])
+        shares["programs"] += 1
+        shares["dynamic"] += coverage["dynamic"]
+        shares["number"] += coverage["inputs"]["number"]
 
-        draw()
-
-    rounds = 0
-    try:
-        while True:
-            rounds += 1
-            one_round(rounds)
-    except _Enough:
-        pass
+    draw_rounds(lane, programs, ROUND_EXAMPLES, base_seed, on_case)
     catalogue = [op.name for op in op_catalogue.for_lanes((lane,))]
     return {
         "distinct_ops": len(ops),
         "presences": sum(ops.values()),
         "at_most_once": sum(1 for name in catalogue if ops[name] <= 1),
-        "dynamic": f"{shares['dynamic'] / len(sources):.0%}",
-        "number": f"{shares['number'] / len(sources):.0%}",
+        "dynamic": f"{shares['dynamic'] / shares['programs']:.0%}",
+        "number": f"{shares['number'] / shares['programs']:.0%}",
         "ops": ops,
     }
 

@@ -35,10 +35,12 @@ class _Enough(KeyboardInterrupt):
     """Ends a round from inside the test (Hypothesis lets a KeyboardInterrupt through)."""
 
 
-def breadth(lane: str, programs: int, round_examples: int, base_seed: int) -> dict:
+def draw_rounds(lane: str, programs: int, round_examples: int, base_seed: int, on_case) -> int:
+    """Runs seeded rounds of `cases` for the lane (round r seeded `base_seed * 100_000 +
+    r`) until `programs` distinct sources are drawn, calling `on_case(generated)` on each
+    new one (a duplicate source is skipped, as the worker's verdict cache answers it).
+    Returns the number of rounds."""
     sources: set[str] = set()
-    sizes: list[int] = []
-    ops: Counter = Counter()
 
     def one_round(round_no: int) -> None:
         @seed(base_seed * 100_000 + round_no)
@@ -54,20 +56,32 @@ def breadth(lane: str, programs: int, round_examples: int, base_seed: int) -> di
             if generated.source in sources:
                 return
             sources.add(generated.source)
-            sizes.append(len(generated.program.nodes))
-            ops.update({n.op for n in generated.program.nodes})
+            on_case(generated)
             if len(sources) >= programs:
                 raise _Enough
 
         draw()
 
-    start, rounds = time.perf_counter(), 0
+    rounds = 0
     try:
         while True:
             rounds += 1
             one_round(rounds)
     except _Enough:
         pass
+    return rounds
+
+
+def breadth(lane: str, programs: int, round_examples: int, base_seed: int) -> dict:
+    sizes: list[int] = []
+    ops: Counter = Counter()
+
+    def on_case(generated) -> None:
+        sizes.append(len(generated.program.nodes))
+        ops.update({n.op for n in generated.program.nodes})
+
+    start = time.perf_counter()
+    rounds = draw_rounds(lane, programs, round_examples, base_seed, on_case)
     return {
         "rounds": rounds,
         "mean_ops": round(sum(sizes) / len(sizes), 2),

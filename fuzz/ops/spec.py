@@ -182,8 +182,9 @@ GENE_VALUES = 256  # a gene holds ints in [0, GENE_VALUES) (fuzz.strategies.gene
 class Picker:
     """Turns one gene (a tuple of non-negative ints drawn by Hypothesis) into choices.
 
-    Every choice is `gene[i] % len(options)`, so any gene decodes to a valid choice and
-    shrinking a gene towards zeros moves every choice towards the first option.
+    Every choice is `gene[i] % len(options)` (`weighted` scales `gene[i]` instead), so any
+    gene decodes to a valid choice and shrinking a gene towards zeros moves every choice
+    towards the first option.
     """
 
     def __init__(self, gene: Sequence[int]):

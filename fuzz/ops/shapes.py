@@ -18,7 +18,7 @@ import dataclasses
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, OpSpec, TensorType, pairs, unary, with_numbers
+from fuzz.ops.spec import Built, OpSpec, TensorType, half, pairs, unary, with_numbers
 
 BOTH = frozenset({"thunder", "exir"})
 EXIR_ONLY = frozenset({"exir"})
@@ -124,8 +124,7 @@ def _roll(types, syms, pick):
 
 def _halvable(d, syms):
     """A dim that is twice a never-empty expression: split/chunk in two equal halves."""
-    half = sympy.cancel(d / 2)
-    return sympy.fraction(half)[1] == 1 and syms.at_least_one(d)
+    return half(d) is not None and syms.at_least_one(d)
 
 
 def _split(types, syms, pick):
@@ -134,8 +133,8 @@ def _split(types, syms, pick):
     dim = pick.index(t.rank)
     d = t.shape[dim]
     if _halvable(d, syms) and pick.flag():
-        half = sympy.cancel(d / 2)
-        return _pieces(t, dim, [half, half], {"dim": dim, "sizes": f"{{0}}.shape[{dim}] // 2"})
+        h = half(d)
+        return _pieces(t, dim, [h, h], {"dim": dim, "sizes": f"{{0}}.shape[{dim}] // 2"})
     k = pick.integer(0, _smallest(d, syms))
     sizes = f"[{k}, {{0}}.shape[{dim}] - {k}]"
     return _pieces(t, dim, [sympy.Integer(k), d - k], {"dim": dim, "sizes": sizes})
@@ -153,9 +152,7 @@ def _chunk_dims(t, syms):
     """Dims that chunk(2) splits in exactly two pieces at every call: never 1 (at least 2
     long, or twice an expression: 0 gives two empty pieces)."""
     return [
-        i
-        for i, d in enumerate(t.shape)
-        if syms.at_least_two(d) or (sympy.fraction(sympy.cancel(d / 2))[1] == 1 and d != 0)
+        i for i, d in enumerate(t.shape) if syms.at_least_two(d) or (half(d) is not None and d != 0)
     ]
 
 

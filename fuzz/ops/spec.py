@@ -114,6 +114,14 @@ class Symbols:
         return int(e.subs(subs_lo)), int(e.subs(subs_hi))
 
 
+def half(d: sympy.Expr) -> sympy.Expr | None:
+    """`d / 2` when it is an integer at every call (2*s0, 4*s0 + 2, 2*ceiling(s0/2)), else
+    None. Not `sympy.fraction(d / 2)`: a sum has denominator 1 whatever its terms
+    (s0 - ceiling(s0/2), which is 1 at s0 = 2 and 3)."""
+    h = sympy.expand(sympy.sympify(d) / 2)
+    return h if h.is_integer else None
+
+
 @dataclasses.dataclass(frozen=True)
 class TensorType:
     shape: Shape

@@ -9,11 +9,13 @@ from __future__ import annotations
 import itertools
 
 import pytest
+import sympy
 import torch
 
 from fuzz.calls import CallPlan
 from fuzz.case import case_from_source
 from fuzz.ops import BY_NAME, indexing, shapes, sorting
+from fuzz.ops.spec import Picker, Symbols, TensorType, half
 from fuzz.render import render_case
 from fuzz.tensors import materialize
 from tests.generator.test_op_catalogue import EDGE, REGULAR, _program_with
@@ -99,3 +101,33 @@ def test_multi_output_ops_give_their_output_count_at_every_edge_call():
             case = case_from_source(render_case(program, plans), f"count_{name}")
             for args in materialize(case, seed=0):
                 assert len(case.program(*args)) == len(program.outputs), name
+
+
+def test_half_is_offered_only_for_dims_even_at_every_size():
+    """`half(d)` (split's halves, chunk's dims that are twice something) holds d / 2 at
+    every value of its symbols, and is None for a dim that is odd at some value: the sum
+    `s - ceiling(s / 2)` is 1 at s = 2 and 3 (a chunk of it is one piece)."""
+    s, t = (sympy.Symbol(n, integer=True, nonnegative=True) for n in ("s0", "s1"))
+    dims = [2 * s, s, s - sympy.ceiling(s / 2), 4 * s + 2, 2 * s + 1, 2 * s * t, s * t]
+    dims += [2 * sympy.ceiling(s / 2), 2 * s + 2 * t, sympy.Integer(4), sympy.Integer(3)]
+    halved = []
+    for d in dims:
+        h = half(d)
+        values = [{s: a, t: b} for a in range(6) for b in range(4)]
+        if h is None:
+            assert any(int(d.subs(v)) % 2 for v in values), f"{d} is even everywhere"
+        else:
+            halved.append(d)
+            assert all(2 * int(h.subs(v)) == int(d.subs(v)) for v in values), d
+    assert len(halved) == 6, halved
+
+
+def test_chunk_never_takes_a_dim_that_is_one_at_some_call():
+    """The CI case: x0's dim in 2..3, chunk(x0, 2, 0) gives a second piece of
+    s - ceiling(s / 2), 1 at every call; chunk(2) of that is one piece, not two."""
+    syms = Symbols()
+    s = syms.size(2, 3)
+    x0 = TensorType((s,))
+    (_, second) = shapes._chunk((x0,), syms, Picker([0] * 8)).outputs
+    assert shapes._chunk_dims(x0, syms) == [0]
+    assert shapes._chunk_dims(second, syms) == []

@@ -33,14 +33,16 @@ EXPECT = ("exir.runtime-result",)
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py): a float64 value
 # outside the float64 tolerance (fuzz/oracles/results.py prints it in the details) in a
-# program that sums over one dim. Integer sums need partial sums past 2**24 to show it and
-# are not matched, so an exact-dtype mismatch stays a new divergence.
+# program that sums a float64 tensor over one dim (the sum node's dtype, "<op>:<dtype>" in
+# fuzz/facts.py: a float64 made inside the program shows it too). Integer sums need
+# partial sums past 2**24 to show it and are not matched, so an exact-dtype mismatch stays
+# a new divergence.
 MATCHES = (
     {
         "kind": "exir.runtime-result",
         "stage": "call",
         "details": r"values differ \(rtol=1e-07, atol=1e-07\)",
-        "facts": {"ops": "aten.sum.dim_IntList", "dtypes": "float64"},
+        "facts": {"ops": "aten.sum.dim_IntList:float64"},
     },
 )
 # Searched the issue index for "portable sum.IntList_out float64 double accumulates in

@@ -38,15 +38,16 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # outside the float64 tolerance (only float64 prints rtol=1e-07: fuzz/oracles/results.py)
 # in a program with either remainder overload (`a % b` and `torch.remainder` of two
 # tensors are remainder.Tensor, a number divisor remainder.Scalar). The integer sign bug
-# (executorch_remainder_int_sign) shows as an exact-dtype mismatch and is not matched. No
-# dtypes fact: a float64 operand made inside the program (`x.double() % 3`) shows it too.
+# (executorch_remainder_int_sign) shows as an exact-dtype mismatch and is not matched. The
+# remainder node's dtype, not an input's ("<op>:<dtype>", fuzz/facts.py): a float64
+# operand made inside the program (`x.double() % 3`) shows it too.
 MATCHES = (
     {
         "kind": "exir.runtime-result",
         "stage": "call",
         "details": r"values differ \(rtol=1e-07, atol=1e-07\)",
         # float64 only: the float32 rounding of fmod is invisible in float32 results.
-        "facts": {"ops": "aten.remainder.*", "dtypes": "float64"},
+        "facts": {"ops": "aten.remainder.*:float64"},
     },
 )
 # Searched the issue index for "executorch remainder_override float rem fmod double

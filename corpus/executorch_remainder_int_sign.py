@@ -41,16 +41,18 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # What identifies this bug in a divergence of any program (fuzz/known.py): an integer
 # (exact-dtype) result that differs, in a program with either remainder overload (the
 # Tensor form for `torch.remainder(a, b)` and `a % b`, the Scalar form for a number
-# divisor). Float remainder is right, so a divergence with a tolerance is not matched. An
-# integer input is required (dtypes fact): without it the pattern claimed 20 % of generated
-# EXIR programs (tests/core/test_pattern_specificity.py). Known gap: an integer dividend made
-# inside a program of float inputs (`(x * 3).long() % 4`) is not recognised.
+# divisor) that makes an integer tensor (the "<op>:<dtype>" ops fact, fuzz/facts.py).
+# Float remainder is right, so a divergence with a tolerance is not matched, nor one of a
+# program whose remainder is float (without the dtype the pattern claimed 20 % of generated
+# EXIR programs: tests/core/test_pattern_specificity.py). The dtype is the node's, not an
+# input's: the nightly's `torch.remainder(topk_indices, -(n + 1))` of float inputs showed
+# this bug and was reported as new while the pattern asked for an integer input.
 MATCHES = (
     {
         "kind": "exir.runtime-result",
         "stage": "call",
         "details": r"values differ \(exact dtype\)",
-        "facts": {"ops": "aten.remainder.*", "dtypes": "int*"},
+        "facts": {"ops": "aten.remainder.*:int*"},
     },
 )
 # Searched the issue index for "executorch remainder negative integer wrong sign",

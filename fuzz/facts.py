@@ -10,7 +10,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 cond branches included), e.g. "aten.amax.default", "higher_order.cond";
                 the bound symbols of Thunder's initial trace for that call, e.g.
                 "torch.exp", "torch.Tensor.add_", "PrimIDs.GT". EXIR adds what the graph
-                says of a node: "<op>:dim-order" (its value's strides are not in
+                says of a node: "<op>:<dtype>" for each tensor it makes
+                ("aten.remainder.Scalar:int64": a kernel fault of one dtype is
+                recognised where the program made that dtype itself, not only where an
+                input had it), "<op>:dim-order" (its value's strides are not in
                 decreasing order: a planned dim order other than the default) and
                 "<op>:non-contiguous" (and its last dim is not contiguous),
                 "higher_order.cond:constant-predicate" (export made the predicate a
@@ -203,6 +206,14 @@ def _layout_tags(val: Any) -> list[str]:
     return ["dim-order", "non-contiguous"] if wide and scattered else ["dim-order"]
 
 
+def _dtype_tags(val: Any) -> list[str]:
+    """The dtypes of the tensors a node makes (a tuple for topk, sort, unique)."""
+    vals = val if isinstance(val, (tuple, list)) else (val,)
+    return sorted(
+        {str(v.dtype).removeprefix("torch.") for v in vals if isinstance(v, torch.Tensor)}
+    )
+
+
 def graph_ops(modules: Iterable[torch.nn.Module]) -> list[str]:
     """The call_function targets of every graph in `modules` (submodules: cond branches),
     with what the graph says of their nodes (see the module docstring)."""
@@ -217,7 +228,8 @@ def graph_ops(modules: Iterable[torch.nn.Module]) -> list[str]:
                     continue
                 name = target_name(n.target)
                 ops.add(name)
-                ops.update(f"{name}:{tag}" for tag in _layout_tags(n.meta.get("val")))
+                val = n.meta.get("val")
+                ops.update(f"{name}:{tag}" for tag in _layout_tags(val) + _dtype_tags(val))
                 if name.startswith("higher_order."):
                     higher_order[name] += 1
                     if n.args and isinstance(n.args[0], bool):

@@ -183,6 +183,20 @@ VARIANTS = {
             return [(torch.tensor([[-3, 2, -9], [1, -1, 0]]),)]
         """,
     ),
+    # The dividend made in a program of float inputs: topk's int64 indices by a negative
+    # divisor from a number input (the nightly's finding, reported as new while the
+    # pattern asked for an integer input).
+    "executorch_remainder_int_sign:made-inside": (
+        "exir",
+        """
+        def program(x, n):
+            _, idx = torch.topk(x, x.shape[0] // 2, dim=0)
+            return (torch.remainder(idx, -(n + 1)),)
+
+        def calls():
+            return [(torch.randn(4, 3), 2)]
+        """,
+    ),
     # The program the campaign found (issue #19): roll of the second piece of a
     # tensor_split, on its dynamic dim 1, float16.
     "executorch_prim_mod_sign:tensor-split": (
@@ -408,6 +422,28 @@ VARIANTS = {
 
         def calls():
             return [(torch.tensor([-49999999.85, 3.0], dtype=torch.float64),)]
+        """,
+    ),
+    # A float64 dividend made from a float32 input.
+    "executorch_remainder_float64_precision:made-inside": (
+        "exir",
+        """
+        def program(x):
+            return (x.double() * 1e8 % 1e8,)
+
+        def calls():
+            return [(torch.tensor([-0.9999999, 0.5]),)]
+        """,
+    ),
+    # A float64 sum over one dim of a float32 input cast in the program.
+    "executorch_opt_sum_float_accumulator:made-inside": (
+        "exir",
+        """
+        def program(x):
+            return ((x.double() * 1e8).sum(dim=0),)
+
+        def calls():
+            return [(torch.tensor([1.0, 1e-8, -1.0]),)]
         """,
     ),
     # A float64 tensor times a Python float, within tolerance, amplified by sin (the

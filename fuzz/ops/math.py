@@ -18,6 +18,8 @@ the promoted dtype, and a Python number only moves a tensor to a higher category
 
 from __future__ import annotations
 
+import dataclasses
+
 from fuzz.ops import dtypes, inplace
 from fuzz.ops.spec import (
     Built,
@@ -31,8 +33,15 @@ from fuzz.ops.spec import (
     with_numbers,
 )
 
-# A divisor that is never zero and keeps the sign of `{1}` (int64 in [-4, 4] -> [-5, 5]).
+# A divisor that is never zero and keeps the sign of `{1}` (int64 in [-4, 4] -> [-5, 5]),
+# and one that is never zero and has the other sign. The division ops draw either: the
+# operand pair is often one value twice (inputs of unrelated shapes do not broadcast), and
+# `x // NONZERO(x)` divides by a divisor of x's own sign, so its quotients are all
+# positive and the sign corners of integer division (floor against trunc, remainder
+# against fmod, a Python modulus with a negative divisor) were never reached that way.
 NONZERO = "torch.where({1} < 0, {1} - 1, {1} + 1)"
+NONZERO_OTHER_SIGN = "torch.where({1} < 0, 1 - {1}, -1 - {1})"
+DIVISORS = (NONZERO, NONZERO_OTHER_SIGN)
 ROUNDING = ("float32", "float64", "int64")
 INT, ANY = ("int",), ("int", "scalar")
 EXIR_ONLY, THUNDER_ONLY = frozenset({"exir"}), frozenset({"thunder"})
@@ -79,6 +88,17 @@ def binary_op(name, family, template, takes_a, takes_b=None, result=dtypes.promo
         return Built({}, (out,), broadcast_decisions(a.shape, b.shape, syms))
 
     return OpSpec(name, family, template, pairs(broadcastable(takes_a, takes_b)), build)
+
+
+def division_op(name, template, takes, result=dtypes.promote):
+    """`binary_op` whose template divides by `{divisor}`, one of DIVISORS of `{1}`."""
+    op = binary_op(name, "math", template, takes, result=result)
+
+    def build(types, syms, pick):
+        built = op.build(types, syms, pick)
+        return dataclasses.replace(built, attrs={"divisor": pick.pick(DIVISORS)})
+
+    return dataclasses.replace(op, build=build)
 
 
 def stable_dtype(t, ns, syms):
@@ -215,7 +235,9 @@ def _inplace_calls(target: str, source: str) -> list[str]:
         if dtypes.is_float(target):
             calls.append(f"div_({NONZERO})")
         if target in ROUNDING:
-            calls += [f'div_({NONZERO}, rounding_mode="{m}")' for m in ("floor", "trunc")]
+            calls += [
+                f'div_({d}, rounding_mode="{m}")' for d in DIVISORS for m in ("floor", "trunc")
+            ]
     return calls
 
 
@@ -274,26 +296,14 @@ OPS = (
         with_numbers(typed(*dtypes.NUMERIC), ANY),
         _by_number("float"),
     ),
-    binary_op(
-        "div", "math", f"{{out}} = torch.div({{0}}, {NONZERO})", dtypes.NUMERIC, result=_true_div
-    ),
-    binary_op(
-        "div_floor",
-        "math",
-        f'{{out}} = torch.div({{0}}, {NONZERO}, rounding_mode="floor")',
-        ROUNDING,
-    ),
-    binary_op(
-        "div_trunc",
-        "math",
-        f'{{out}} = torch.div({{0}}, {NONZERO}, rounding_mode="trunc")',
-        ROUNDING,
-    ),
+    division_op("div", "{out} = torch.div({0}, {divisor})", dtypes.NUMERIC, result=_true_div),
+    division_op("div_floor", '{out} = torch.div({0}, {divisor}, rounding_mode="floor")', ROUNDING),
+    division_op("div_trunc", '{out} = torch.div({0}, {divisor}, rounding_mode="trunc")', ROUNDING),
     # The `//` operator: aten.floor_divide, which to_edge decomposes (core ATen table),
     # where `torch.div(rounding_mode="floor")` is core ATen already. Index arithmetic.
-    binary_op("floordiv", "math", f"{{out}} = {{0}} // {NONZERO}", ROUNDING),
-    binary_op("remainder", "math", f"{{out}} = torch.remainder({{0}}, {NONZERO})", ROUNDING),
-    binary_op("fmod", "math", f"{{out}} = torch.fmod({{0}}, {NONZERO})", ROUNDING),
+    division_op("floordiv", "{out} = {0} // {divisor}", ROUNDING),
+    division_op("remainder", "{out} = torch.remainder({0}, {divisor})", ROUNDING),
+    division_op("fmod", "{out} = torch.fmod({0}, {divisor})", ROUNDING),
     _op(
         "floordiv_number",
         "{out} = {0} // ({1} + 1)",

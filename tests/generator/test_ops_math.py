@@ -74,7 +74,7 @@ def test_division_ops_divide_by_a_tensor_that_may_hold_zero():
     """The guard above is not vacuous: the division ops' divisor operand is a tensor that
     holds zeros under the "zeros" fill, which would raise for int64 without the
     non-zero construction."""
-    divisions = [op for op in math.OPS if math.NONZERO in op.template or "% (" in op.template]
+    divisions = [op for op in math.OPS if "{divisor}" in op.template or "% (" in op.template]
     assert {"div", "div_floor", "div_trunc", "remainder", "fmod"} <= {op.name for op in divisions}
     with pytest.raises(RuntimeError, match="ZeroDivisionError|division by zero"):
         torch.div(
@@ -82,3 +82,26 @@ def test_division_ops_divide_by_a_tensor_that_may_hold_zero():
             torch.zeros(2, dtype=torch.int64),
             rounding_mode="floor",
         )
+
+
+DIVISION_OPS = [op for op in math.OPS if "{divisor}" in op.template]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_the_divisors_are_never_zero_and_one_has_the_other_sign(dtype):
+    """`x // NONZERO(x)` has only non-negative quotients, so the division ops also draw
+    a divisor of the other sign: one value divided by itself reaches negative ones."""
+    x = torch.tensor([-4, -1, 0, 1, 3]).to(getattr(torch, dtype))
+    same, other = (eval(d.replace("{1}", "x"), {"torch": torch, "x": x}) for d in math.DIVISORS)
+    assert bool((same != 0).all()) and bool((other != 0).all())
+    assert bool((x * same >= 0).all()) and bool((x * other <= 0).all())
+    assert bool((torch.sign(same) == -torch.sign(other)).all())
+
+
+@pytest.mark.parametrize("op", DIVISION_OPS, ids=lambda op: op.name)
+def test_each_division_op_draws_both_divisors(op):
+    drawn = set()
+    for gene in [(k,) * 4 for k in range(4)]:
+        program = _program_with(op, gene, REGULAR["ranges"])
+        drawn.add(dict(program.nodes[0].attrs)["divisor"])
+    assert drawn == set(math.DIVISORS), op.name

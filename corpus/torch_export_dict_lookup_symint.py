@@ -5,7 +5,8 @@
 SymInt and raises `TypeError: unhashable type: non-nested SymInt` instead of guarding
 or specializing, so the program never reaches EXIR (exir.crash at export). Found by the
 nightly job on a generated shape-keyed lookup; a tuple lookup `(...)[x.shape[1] % 3]`
-exports (specialized by a guard).
+exports (specialized by a guard). The generator now draws the dict lookup for Thunder
+only (fuzz/ops/branches.py): on the EXIR lane it ended every program at export.
 """
 
 import torch

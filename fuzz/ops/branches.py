@@ -153,7 +153,17 @@ OPS = (
         "{out} = {0}\nfor _ in range(min({0}.shape[{dim}], {cap})):\n    {out} = {out} * 0.5 + 1.0",
         _loop,
     ),
-    _op("lookup", "lookup", "{out} = {table}.get({0}.shape[{dim}], 1.0) * {0}", _lookup),
+    # Thunder only: torch.export (non-strict) raises "unhashable type: non-nested SymInt"
+    # on a dict keyed by a dynamic size (corpus/torch_export_dict_lookup_symint.py, a
+    # limitation), so on the EXIR lane every program holding it ended at export and no
+    # other oracle ran on it; EXIR draws the tuple lookup below instead.
+    _op(
+        "lookup",
+        "lookup",
+        "{out} = {table}.get({0}.shape[{dim}], 1.0) * {0}",
+        _lookup,
+        frozenset({"thunder"}),
+    ),
     # EXIR only: under cache="symbolic values" Thunder 0.2.6 raises on every tuple index by
     # a size ("tuple indices must be integers or slices, not IntegerProxy", fixes on or
     # off), which would hide every other oracle on the program (corpus_new/

@@ -26,9 +26,8 @@ programs, fixes on or off, is upstream (torch 2.9.1 / executorch 1.0.1), not the
 harness: exir.unchecked-contract (the runtime checks an input's total size, not each dim:
 corpus/executorch_runtime_per_dim_bounds.py), exir.pipeline-variance on a
 shape-predicate cond (corpus/executorch_prim_compare_specializes.py), and exir.crash at
-export (a dict lookup keyed by a dynamic size: corpus/torch_export_dict_lookup_symint.py;
-torch.cond branches returning a non-dense slice) and at emission (a cond whose predicate
-export made constant). Elsewhere executorch 1.0.1 also crashes where 1.5.1 does not,
+export (torch.cond branches returning a non-dense slice) and at emission (a cond whose
+predicate export made constant). Elsewhere executorch 1.0.1 also crashes where 1.5.1 does not,
 guarding on unbacked sizes in `dim_order_from_stride` (to_executorch) and
 `remove_empty_tensors_from_cat` (to_edge).
 

@@ -105,6 +105,13 @@ class Program:
 
 # Lower ends of a fresh input dim: mostly >= 2, sometimes a dim that can be empty or 1.
 DIM_LOWS = (2, 3, 0, 2, 1, 3)
+# Ranks of a fresh input: rank 1 is the simplest (what shrinking goes to), ranks 2 and 3
+# the most common, as in the models the harness stands for. Values made in a program are
+# of lower rank than its inputs more often than higher (reductions, `reshape(-1)`, the
+# one-dim results of data-dependent ops), and under uniform input ranks 1 to 3 over half
+# of all operands were one-dim, where a multi-dim reduction, a flip of several dims or a
+# movedim has one dim to work on.
+INPUT_RANKS = (1, 2, 3, 2, 3, 4)
 
 
 def _decode_tensor(pick: Picker, earlier: list[TensorType], syms: Symbols) -> TensorType:
@@ -123,7 +130,7 @@ def _decode_tensor(pick: Picker, earlier: list[TensorType], syms: Symbols) -> Te
         dtype = base.dtype if pick.index(2) == 0 else pick.pick(INPUT_DTYPES)
         return TensorType(tuple(shape), dtype)
     shape = []
-    for _ in range(1 + pick.index(3)):
+    for _ in range(pick.pick(INPUT_RANKS)):
         lo = pick.pick(DIM_LOWS)
         shape.append(syms.size(lo, max(lo, 2) + pick.integer(1, 5)))
     return TensorType(tuple(shape), pick.pick(INPUT_DTYPES))

@@ -157,3 +157,21 @@ def test_a_multi_output_node_kept_as_one_piece_is_judged_where_the_piece_is_used
     found = first_departure(b.ep, edge_ep, args)
     assert found is not None and found["op"] == "aten.mul.Tensor", found
     assert found["nature"] == "shape", found
+
+
+def view_then_mutate_then_floordiv(x, y):
+    v = x[::2]
+    w = v * 2.0
+    x.add_(x)
+    return (torch.stack([w, v]), y // torch.where(y < 0, 1 - y, -1 - y))
+
+
+def test_a_view_of_an_input_mutated_later_is_compared_as_it_was_made():
+    """The ATen program's `slice` is a view of the input that the final `copy_` writes
+    back; the edge program's `slice_copy` is a copy. Compared after the run, the view
+    held the written values and the walk located every fault of such a program at the
+    slice (the fault benchmark's floor-division night filed a second finding so)."""
+    args = (torch.randn(4, 3), torch.randn(5))
+    assert _departure(view_then_mutate_then_floordiv, args) is None
+    found = _departure(view_then_mutate_then_floordiv, args, fault="export_floordiv_trunc")
+    assert found is not None and found["op"] == "aten.floor_divide.default", found

@@ -187,7 +187,7 @@ def test_generated_programs_of_every_family_lower_the_same_with_and_without_them
             return (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
 
     @settings(
-        max_examples=30,
+        max_examples=40,
         derandomize=True,
         deadline=None,
         database=None,

@@ -45,16 +45,22 @@ def program_inputs(ep: torch.export.ExportedProgram, args: tuple) -> list[Any]:
     return flat
 
 
+def _snapshot(value: Any) -> Any:
+    return pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, value)
+
+
 class _Recorder(torch.fx.Interpreter):
-    def __init__(self, gm: torch.fx.GraphModule, path: GraphPath, store: dict):
+    def __init__(
+        self, gm: torch.fx.GraphModule, path: GraphPath, store: dict, snapshot: bool = False
+    ):
         super().__init__(gm, garbage_collect_values=False)
-        self.path, self.store = path, store
+        self.path, self.store, self.snapshot = path, store, snapshot
         self.names = {id(m): name for name, m in gm.named_children()}
 
     def run_node(self, n: torch.fx.Node) -> Any:
         value = super().run_node(n)
         if n.op != "output":
-            self.store[(self.path, n.name)] = value
+            self.store[(self.path, n.name)] = _snapshot(value) if self.snapshot else value
         return value
 
     def call_function(self, target, args, kwargs):
@@ -63,13 +69,20 @@ class _Recorder(torch.fx.Interpreter):
             branch = true_fn if bool(pred) else false_fn
             name = self.names.get(id(branch))
             if isinstance(branch, torch.fx.GraphModule) and name is not None:
-                return tuple(_Recorder(branch, self.path + (name,), self.store).run(*operands))
+                nested = _Recorder(branch, self.path + (name,), self.store, self.snapshot)
+                return tuple(nested.run(*operands))
         return super().call_function(target, args, kwargs)
 
 
-def interpret(ep: torch.export.ExportedProgram, args: tuple) -> dict[tuple[GraphPath, str], Any]:
-    """Every node value of `ep.graph_module` on `args` (CPU tensors), keyed by (path, name)."""
+def interpret(
+    ep: torch.export.ExportedProgram, args: tuple, snapshot: bool = False
+) -> dict[tuple[GraphPath, str], Any]:
+    """Every node value of `ep.graph_module` on `args` (CPU tensors), keyed by (path, name).
+    With `snapshot`, each value as it was when its node ran (a copy): a view recorded
+    before a later node writes its base (the `copy_` that writes back a mutated input)
+    would otherwise hold the written values, which its edge counterpart, a `*_copy`
+    node, does not."""
     store: dict[tuple[GraphPath, str], Any] = {}
     with torch.no_grad():
-        _Recorder(ep.graph_module, (), store).run(*program_inputs(ep, args))
+        _Recorder(ep.graph_module, (), store, snapshot).run(*program_inputs(ep, args))
     return store

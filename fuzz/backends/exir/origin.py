@@ -111,8 +111,8 @@ def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] |
     ATen node (`operand_kinds`): a promotion fault shows there even when an earlier node
     departs by values (a low-precision reduction before a mixed-type op). Raises what
     interpreting either program raises."""
-    reference = interpret(aten_ep, copy_args(args))
-    lowered = interpret(edge_ep, copy_args(args))
+    reference = interpret(aten_ep, copy_args(args), snapshot=True)
+    lowered = interpret(edge_ep, copy_args(args), snapshot=True)
     aten_nodes = {
         (path, n.name): n
         for path, gm in graph_levels(aten_ep.graph_module)

@@ -17,8 +17,10 @@ budget, workers). Per fault, from OUT/<name>/report.json:
 * found: yes when a finding with status "new" has a bucket not in the baseline;
 * new buckets: those findings; distinct bugs: report.json's merged "distinct_bugs"
   entries with such a bucket when the report has them, else the new buckets;
-* first detection: the time of the first "new bucket" event (supervisor events) of an
-  attributable new bucket, seconds since the campaign started; else n/a;
+* first detection: the time of the first "new bucket" event (supervisor events) of a
+  new finding's bucket or of a bucket merged into one (triage files the smallest
+  program of a root cause, not the earliest), seconds since the campaign started; else
+  n/a;
 * known by mistake: findings with status "known" whose bucket is not in the baseline
   (the fault's divergence taken for a registered corpus bug; a "duplicate" is a second
   bucket of a new finding, not a registered bug), and how many "drifted" (new when
@@ -143,7 +145,11 @@ def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
     drifted = [f for f in findings if f["status"] == "drifted"]
     known_here, known_base = doc.get("known_bugs", {}), baseline.get("known_bugs", {})
     newly_known = {Path(c).stem: n for c, n in known_here.items() if c not in known_base}
-    detected = first_detection(doc, new_buckets or attributable)
+    # A bucket merged into a new finding (one root cause, fuzz/campaign/triage.py) saw the
+    # fault too, often first: the case filed is the smallest program, not the earliest.
+    new_paths = {f.get("path") for f in new}
+    merged = {f["bucket"] for f in findings if f.get("merged_into") in new_paths}
+    detected = first_detection(doc, (new_buckets | merged) or attributable)
     return {
         **row,
         "found": bool(new),

@@ -61,11 +61,17 @@ def _mark_known(divergences: list[Divergence], known: Known | None) -> list[Dive
 
 def _set_aside_imprecision(report: LaneReport) -> None:
     """Drop the half-precision mismatches the float64 reference judged no worse than eager
-    (fuzz.oracles.results.within_eager_error), counted as "within-eager-error"."""
-    imprecise = [d for d in report.divergences if d.data.get("within_eager_error")]
-    if imprecise:
-        report.counters["within-eager-error"] += len(imprecise)
-        report.divergences = [d for d in report.divergences if d not in imprecise]
+    (fuzz.oracles.results.within_eager_error), counted as "within-eager-error", and the
+    mismatches of outputs whose eager value rounding decides (`ill_conditioned`),
+    counted as "ill-conditioned"."""
+    for flag, counter in (
+        ("within_eager_error", "within-eager-error"),
+        ("ill_conditioned", "ill-conditioned"),
+    ):
+        imprecise = [d for d in report.divergences if d.data.get(flag)]
+        if imprecise:
+            report.counters[counter] += len(imprecise)
+            report.divergences = [d for d in report.divergences if d not in imprecise]
 
 
 def is_known(d: Divergence) -> bool:

@@ -307,7 +307,9 @@ def _checked(doc: dict[str, Any]) -> list[str]:
             f"{r['unchecked_programs']} ({share(r['unchecked_share'])}); oracle errors "
             f"{r['oracle_errors']} in {r['oracle_error_programs']} program(s) "
             f"({share(r['oracle_error_share'])}); outside-contract rate "
-            f"{share(r['outside_contract_rate'])}; unmapped share {share(r['unmapped_share'])}."
+            f"{share(r['outside_contract_rate'])}; unmapped share {share(r['unmapped_share'])}"
+            f"; mismatches set aside by the float64 call: {r.get('within_eager_error', 0)} "
+            f"within eager's error, {r.get('ill_conditioned', 0)} decided by rounding."
         )
     return lines
 

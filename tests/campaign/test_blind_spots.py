@@ -312,3 +312,11 @@ LANES = ("thunder",)
     assert report.skipped is None and report.divergences == [], report.divergences
     assert report.counters["calls-checked"] == 2
     assert report.details["checked_calls"] == [0, 1]
+
+
+def test_the_mismatches_the_float64_call_set_aside_are_shown_with_their_counts(tmp_path):
+    records = [_exir(**{"calls-checked": 2, "within-eager-error": 1, "ill-conditioned": 2})]
+    doc = _report(tmp_path, ("exir",), records * 4)
+    assert doc["checked"]["exir/cpu"]["ill_conditioned"] == 8
+    text = render_markdown(doc)
+    assert "set aside by the float64 call: 4 within eager's error, 8 decided by rounding" in text

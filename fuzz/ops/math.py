@@ -96,7 +96,7 @@ def division_op(name, template, takes, result=dtypes.promote):
 
     def build(types, syms, pick):
         built = op.build(types, syms, pick)
-        return dataclasses.replace(built, attrs={"divisor": pick.pick(DIVISORS)})
+        return dataclasses.replace(built, attrs=built.attrs | {"divisor": pick.pick(DIVISORS)})
 
     return dataclasses.replace(op, build=build)
 

@@ -36,6 +36,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 origin_class, that op's class ("pointwise", "view" or the op itself);
                 absent when the edge program agrees with the ATen program (the fault is
                 later) (fuzz/backends/exir/origin.py, LaneReport.details["origin_by_call"])
+    specialized  EXIR: the stages ("to_edge", "to_executorch") whose guards made a dim
+                static that the exported program declares dynamic (its ShapeEnv gained
+                s77 -> 3): the lowered program then plans and accepts the example's
+                size only (LaneReport.details["specialized"]); absent when none did
     dtype_origin  the same walk's first ATen node whose value the edge program gets in
                 another dtype, with the kinds of its operands on that call:
                 "aten.mul.Tensor:0-dim,number" (kinds "0-dim", "tensor", "number");
@@ -264,6 +268,8 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["origin_class"] = origin["class"]
         if "dtype_op" in origin:
             facts["dtype_origin"] = f"{origin['dtype_op']}:{origin['dtype_operands']}"
+    if specialized := details.get("specialized"):  # EXIR: {"s77=3": "to_edge"}
+        facts["specialized"] = sorted(set(specialized.values()))
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)
     if kind := error_type(quoted):
         facts["error_type"] = kind

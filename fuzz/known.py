@@ -12,8 +12,9 @@ every field the pattern gives matches:
              data["error"] (an exception's text)
     facts    {fact: glob or [globs]}: what was observed about the run that diverged
              (fuzz/facts.py: "ops" as the lane saw them, "inputs" storage structure,
-             "sizes", "dtypes", "numbers", "error_type", "at", "origin"). For a list-valued fact
-             every glob must match one of its elements ({"inputs": "same-tensor"},
+             "sizes", "dtypes", "numbers", "error_type", "at", "origin",
+             "specialized"). For a list-valued fact every glob must match one of its
+             elements ({"inputs": "same-tensor"},
              {"ops": ["aten.nonzero.default", "*dim_order*"]}); for a text fact the glob
              must match it ({"error_type": "IndexError"}). A divergence without the fact
              does not match.
@@ -56,6 +57,7 @@ FACTS = (
     "at",
     "origin",
     "dtype_origin",
+    "specialized",
 )  # fuzz/facts.py
 
 

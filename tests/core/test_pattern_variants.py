@@ -543,6 +543,50 @@ VARIANTS = {
             return [(x, torch.ones(2))]
         """,
     ),
+    # torch.empty (not new_empty) sized from a dynamic dim, written with fill_. (empty_like
+    # is not affected: it reaches the edge program as empty_like's own kernel.)
+    "executorch_empty_dim_order_specializes:torch-empty": (
+        "exir",
+        """
+        def program(x):
+            return (torch.empty((x.shape[0], 3)).fill_(2.0) + x.sum(1, keepdim=True),)
+
+        def calls():
+            return [(torch.randn(2, 3),), (torch.randn(5, 3),)]
+
+        DIMS = {"x": {0: (2, 6)}}
+        """,
+    ),
+    # A new_empty sized from one dynamic dim (plus one), filled: as the generator's
+    # new_empty_fill draws it; the rest of the program is static but for that dim.
+    "executorch_empty_dim_order_specializes:sized-from-a-dim": (
+        "exir",
+        """
+        def program(x):
+            return (x.new_empty((x.shape[0] + 1, 2)).fill_(1.5), x.sum(1))
+
+        def calls():
+            return [(torch.randn(3, 4),), (torch.randn(5, 4),)]
+
+        DIMS = {"x": {0: (2, 6)}}
+        """,
+    ),
+    # As the default night at ccaf204 found it: a cond over the specialized value fails
+    # to_executorch's replay check, with backed sizes.
+    "executorch_empty_dim_order_specializes:cond": (
+        "exir",
+        """
+        def program(x0):
+            v3 = x0 * 2
+            v5 = torch.cond(v3.shape[1] > 5, lambda x: -x, lambda x: torch.sin(x), (v3,))
+            return (v5, v3.new_empty(v3.shape).fill_(1.0))
+
+        def calls():
+            return [(torch.randn(3, 6, 6, 6),)]
+
+        DIMS = {"x0": {0: (3, 6), 1: (3, 6), 2: (3, 6), 3: (3, 6)}}
+        """,
+    ),
     # Two returned views of one intermediate: an index and repeat_interleave's result.
     "thunder_repeat_interleave_view:outputs": (
         "thunder",

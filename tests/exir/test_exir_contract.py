@@ -30,3 +30,32 @@ def test_probes_resize_compound_and_static_dims_with_their_symbol():
     assert probes["upper"].args[2] is example[2]  # a dim that does not change: as given
     for p in probes.values():
         assert outside_contract(b.ep, p.args) is not None
+
+
+def new_empty_copy(x):
+    v = x * 2
+    return (v, v.new_empty(v.shape).copy_(v + 1))
+
+
+def test_the_contract_is_the_one_export_declared_when_the_lowering_specializes_a_dim():
+    """to_edge's MemoryFormatOpsPass guards each size of `new_empty` on the example
+    (corpus/executorch_empty_dim_order_specializes.py): the ShapeEnv it shares with the
+    exported program then reads x's dims as 3 and 4. Read live, the contract would call
+    every other size "outside" and those calls would go unchecked; frozen at export, the
+    (6, 6) call is inside, and the build says which stage specialized which symbol."""
+    b = build(new_empty_copy, (torch.randn(3, 4),), {0: {0: (2, 6), 1: (2, 6)}})
+    live = [
+        dim_expr(d)
+        for d in next(n for n in b.ep.graph.nodes if n.op == "placeholder").meta["val"].shape
+    ]
+    assert [int(e) for e in live] == [3, 4]  # what the lowering did to the shared ShapeEnv
+    assert outside_contract(b.ep, (torch.randn(6, 6),)) is None
+    assert outside_contract(b.ep, (torch.randn(7, 6),)) is not None  # the range still holds
+    assert sorted(v for v in b.specialized.values()) == ["to_edge", "to_edge"]
+    assert sorted(int(k.split("=")[1]) for k in b.specialized) == [3, 4]
+    assert {p.kind for p in contract_probes(b.ep, (torch.randn(3, 4),))} >= {"upper", "lower"}
+
+
+def test_a_lowering_that_keeps_the_dims_dynamic_specializes_nothing():
+    b = build(doubled, (torch.randn(3), torch.randn(6), torch.randn(2, 4)), {0: {0: (2, 5)}})
+    assert b.specialized == {}

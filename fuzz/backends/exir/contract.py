@@ -38,8 +38,48 @@ def _user_input_specs(ep: torch.export.ExportedProgram) -> list[Any]:
     return [s for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
 
 
-def _placeholder_vals(ep: torch.export.ExportedProgram) -> dict[str, Any]:
-    return {n.name: n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"}
+# A placeholder's sizes are SymInts of the ShapeEnv that export made, and the lowering
+# shares that env: a pass that guards on a size (an int() of a SymInt) adds a
+# replacement s77 -> 3 to it, and the exported program's own placeholders then read
+# static. So the contract is read once, right after export (`freeze`), and kept.
+_FROZEN: weakref.WeakKeyDictionary[Any, dict[str, tuple[torch.dtype, tuple[sympy.Expr, ...]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _live_input_dims(ep: torch.export.ExportedProgram) -> dict[str, Any]:
+    vals = {n.name: n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"}
+    return {
+        name: (val.dtype, tuple(dim_expr(d) for d in val.shape))
+        for name, val in vals.items()
+        if isinstance(val, torch.Tensor)
+    }
+
+
+def freeze(ep: torch.export.ExportedProgram) -> None:
+    """Keep the contract `ep` declares now (call it right after export): later guards in
+    its ShapeEnv no longer change what the contract check and the probes read."""
+    _FROZEN[ep] = _live_input_dims(ep)
+
+
+def _input_dims(ep: torch.export.ExportedProgram) -> dict[str, Any]:
+    """Tensor placeholders: name -> (dtype, dims as sympy expressions), as frozen."""
+    if ep not in _FROZEN:
+        freeze(ep)
+    return _FROZEN[ep]
+
+
+def specialized(ep: torch.export.ExportedProgram) -> list[str]:
+    """The symbols of the frozen contract that the ShapeEnv now holds as constants,
+    "s77=3": something after export specialized a dim the program declares dynamic, and
+    the lowered program plans and accepts that size only."""
+    live = _live_input_dims(ep)
+    out = set()
+    for name, (_, dims) in _input_dims(ep).items():
+        for frozen, now in zip(dims, live.get(name, (None, ()))[1]):
+            if isinstance(frozen, sympy.Symbol) and now.is_Integer:
+                out.add(f"{frozen}={int(now)}")
+    return sorted(out, key=lambda s: (len(s), s))
 
 
 _GUARDS: weakref.WeakKeyDictionary[Any, Callable[..., Any] | None] = weakref.WeakKeyDictionary()
@@ -82,7 +122,7 @@ def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) ->
     specs = _user_input_specs(ep)
     if len(flat) != len(specs):
         return f"{len(flat)} input leaves, the program takes {len(specs)}"
-    vals = _placeholder_vals(ep)
+    dims_of = _input_dims(ep)
     ranges = ep.range_constraints
     binding: dict[sympy.Symbol, int] = {}
     compound: list[tuple[str, sympy.Expr, int]] = []
@@ -94,18 +134,17 @@ def _outside_signature(ep: torch.export.ExportedProgram, args: Sequence[Any]) ->
             if value != spec.arg.value or type(value) is not type(spec.arg.value):
                 return f"input {name}={value!r}, exported as the constant {spec.arg.value!r}"
             continue
-        val = vals.get(name)
-        if not isinstance(val, torch.Tensor):
+        if name not in dims_of:
             continue  # symbolic int inputs: nothing to check here
+        dtype, exprs = dims_of[name]
         if not isinstance(value, torch.Tensor):
             return f"input {name} is {type(value).__name__}, exported as a tensor"
-        if value.dtype != val.dtype or value.dim() != val.dim():
+        if value.dtype != dtype or value.dim() != len(exprs):
             return (
                 f"input {name}: {value.dtype} rank {value.dim()}, "
-                f"exported {val.dtype} rank {val.dim()}"
+                f"exported {dtype} rank {len(exprs)}"
             )
-        for d, (s, v) in enumerate(zip(val.shape, value.shape)):
-            e = dim_expr(s)
+        for d, (e, v) in enumerate(zip(exprs, value.shape)):
             if e.is_Integer:
                 if int(e) != v:
                     return f"input {name} dim {d} = {v}, exported static {int(e)}"
@@ -200,13 +239,12 @@ def contract_probes(ep: torch.export.ExportedProgram, example: Sequence[Any]) ->
     """
     flat, spec = pytree.tree_flatten((tuple(example), {}))
     specs = _user_input_specs(ep)
-    vals = _placeholder_vals(ep)
+    dims_of = _input_dims(ep)
     shapes: dict[int, list[sympy.Expr]] = {}
     binding: dict[sympy.Symbol, int] = {}
     for i, (s, value) in enumerate(zip(specs, flat)):
-        val = vals.get(s.arg.name)
-        if isinstance(val, torch.Tensor) and isinstance(value, torch.Tensor):
-            shapes[i] = [dim_expr(d) for d in val.shape]
+        if s.arg.name in dims_of and isinstance(value, torch.Tensor):
+            shapes[i] = list(dims_of[s.arg.name][1])
             for e, v in zip(shapes[i], value.shape):
                 if isinstance(e, sympy.Symbol):
                     binding.setdefault(e, v)

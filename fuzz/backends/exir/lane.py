@@ -163,6 +163,9 @@ class ExirLane:
         report.details["range_constraints"] = {
             str(k): str(v) for k, v in b.ep.range_constraints.items()
         }
+        if b.specialized:  # dims the contract declares dynamic, made static by the lowering
+            report.details["specialized"] = dict(b.specialized)
+            report.counters["specialized-by-lowering"] += 1
         self.check_build(b, lane_calls, device, report)
         return report
 

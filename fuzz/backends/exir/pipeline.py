@@ -41,6 +41,7 @@ from torch._export.verifier import SpecViolationError
 from torch.export import Dim
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
+import fuzz.backends.exir.contract as contract
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
 from fuzz import speedups
 from fuzz.backends.exir.graph import SpecRecord, graph_levels
@@ -249,6 +250,13 @@ class ExirBuild:
     probe: SpecProbe | None = None  # of the greedy pipeline
     error: BaseException | None = None  # what to_executorch raised, if it did
     timings: Counter = dataclasses.field(default_factory=Counter)
+    # symbol=value -> the stage that specialized a dim the exported contract declares
+    # dynamic (fuzz.backends.exir.contract.specialized): {"s77=3": "to_edge"}
+    specialized: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def note_specialized(self, stage: str) -> None:
+        for sym in contract.specialized(self.ep):
+            self.specialized.setdefault(sym, stage)
 
     @property
     def et_program(self):
@@ -277,6 +285,7 @@ def build(
             raise ExportRefused(f"{type(e).__name__}: {first[:300]}") from e
         raise StageError("export", e) from e
     t_export = time.perf_counter() - t
+    contract.freeze(ep)  # before the lowering's guards can narrow it
     t = time.perf_counter()
     try:
         edge = lower_to_edge(ep)
@@ -286,6 +295,7 @@ def build(
         raise StageError("to_edge", e, ep) from e
     t_edge = time.perf_counter() - t
     result = ExirBuild(ep, edge, timings=Counter(export=t_export, to_edge=t_edge))
+    result.note_specialized("to_edge")
     result.probe = SpecProbe()
     t = time.perf_counter()
     try:
@@ -296,6 +306,7 @@ def build(
             raise Unsupported(f"to_executorch: {str(e).strip()[:300]}") from e
         result.error = e
     result.timings["to_executorch"] = time.perf_counter() - t
+    result.note_specialized("to_executorch")
     return result
 
 

@@ -17,7 +17,10 @@ tensor of the ExecuTorch graph (all levels) to a reference node. In order of pre
     `aten::narrow`, `aten::view_copy` for `aten::reshape`, `aten::permute_copy` for
     `aten::transpose`, ...); an in-place op (`aten::add_`, export keeps it) stands for
     its functional form (`aten::add`, after to_edge), and an in-place op the planned
-    graph keeps for itself. `memory.view` maps to an ATen view op of the same root.
+    graph keeps for itself. A view copy must also have the candidate's symbolic shape:
+    the views functionalization replays from a mutated base all carry the provenance of
+    the last view of the chain (the slices of `x[:, :, ::2]` that of a later
+    `narrow`). `memory.view` maps to an ATen view op of the same root.
   * an in-place op with no ATen node of its own (the `aten::copy_` write-back that
     to_executorch adds for a mutated input): to what the tensor it writes maps to; it
     holds that tensor's storage and, after the call, its value. So is an in-place op
@@ -296,6 +299,11 @@ def _aten_candidate(
         ok = cand.target is node.target or _control_flow_kind(cand) == _control_flow_kind(node)
         return (cand, "control-flow") if ok else (None, "unmapped:control-flow")
     if same_operator(schema_name(node.target), schema_name(cand.target)):
+        if (schema_name(node.target) or "").endswith("_copy") and not _same_shape(node, cand):
+            # A view functionalization replays from a mutated base: `x.add_(x)` then
+            # `x[:, :, ::2].narrow(0, 0, 2)` recomputes each slice of the chain, and all
+            # of them carry the narrow's provenance. Only the last holds its value.
+            return None, "unmapped:view-replay"
         return cand, "op"
     return None, (
         f"unmapped:operator {schema_name(node.target)} is not "

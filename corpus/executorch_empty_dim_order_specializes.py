@@ -58,7 +58,7 @@ MATCHES = (
     {
         "kind": "exir.crash",
         "stage": "call",
-        "details": r"method->(set_inputs|execute)\(\) for method 'forward' failed",
+        "details": r"method->(set_inputs|execute)\(\) (for method '\w+' )?failed",
         "facts": {"ops": "dim_order_ops._empty_dim_order.default", "specialized": "to_edge"},
     },
     {

@@ -3,7 +3,8 @@
 `to_edge`'s MemoryFormatOpsPass replaces `aten.empty.memory_format` with ExecuTorch's
 `dim_order_ops::_empty_dim_order` and runs it on the fake tensors. That op's schema
 (exir/passes/dim_order_ops_registry.py) declares `int[] size`, not `SymInt[] size`: a
-backed size is accepted (its SymInt is specialised to its hint on the way in), but a
+backed size is specialised to its hint on the way in (which makes the whole program
+static: corpus/executorch_empty_dim_order_specializes.py, the same schema), but a
 data-dependent one has no hint, so the call fails with "RuntimeError:
 dim_order_ops::_empty_dim_order() Expected a value of type 'List[int]' for argument
 'size' but instead found type 'immutable_list'" (exir.crash at to_edge; eager returns

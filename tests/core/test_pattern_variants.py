@@ -571,6 +571,22 @@ VARIANTS = {
         DIMS = {"x": {0: (2, 6)}}
         """,
     ),
+    # Only a smaller size after the example: nothing is under-allocated, the runtime's
+    # execute fails (error 0x12). The fault benchmark's seed-1 EXIR baseline filed this
+    # as new while the pattern knew only the set_inputs message.
+    "executorch_empty_dim_order_specializes:smaller": (
+        "exir",
+        """
+        def program(x0, n):
+            v = torch.neg(x0).new_empty((x0.shape[0] + 1, 2)).fill_(1.5)
+            return (v * n,)
+
+        def calls():
+            return [(torch.randn(3), 0), (torch.randn(2), 0)]
+
+        DIMS = {"x0": {0: (2, 3)}}
+        """,
+    ),
     # As the default night at ccaf204 found it: a cond over the specialized value fails
     # to_executorch's replay check, with backed sizes.
     "executorch_empty_dim_order_specializes:cond": (
@@ -585,6 +601,18 @@ VARIANTS = {
             return [(torch.randn(3, 6, 6, 6),)]
 
         DIMS = {"x0": {0: (3, 6), 1: (3, 6), 2: (3, 6), 3: (3, 6)}}
+        """,
+    ),
+    # float16, over two of three dims with keepdim, of a matmul's result (as found).
+    "executorch_var_half_accumulator:float16-matmul": (
+        "exir",
+        """
+        def program(x):
+            return (torch.var(x @ x.transpose(-2, -1), dim=(-2, 0), correction=0, keepdim=True),)
+
+        def calls():
+            x = ((torch.arange(1024) % 17 - 8) / 5.0 + 1).reshape(4, 32, 8)
+            return [(x.to(torch.float16),)]
         """,
     ),
     # Two returned views of one intermediate: an index and repeat_interleave's result.

@@ -16,8 +16,11 @@ empty batch too). Interpolation
 scales are 2 or 4 (exact in binary), so the nearest source index is never a rounding
 question.
 
-embedding's indices are in range at every call: `remainder(idx.long(), num_embeddings)` of
-an integer or bool operand (exact values), or `remainder(arange(n), num_embeddings)`
+embedding's indices are in range at every call: `remainder(idx.long().abs(),
+num_embeddings)` of an integer or bool operand (exact values; `abs` because ExecuTorch's
+integer remainder takes the dividend's sign, corpus/executorch_remainder_int_sign.py, and
+a negative index would make every such embedding a crash of that registered bug rather
+than a test of embedding), or `remainder(arange(n), num_embeddings)`
 beside a float one (whose values a compiler may round differently; `%` is not used:
 Thunder 0.2.6 has no `TensorProxy.__mod__`, `t % 3` raises "TypeError: 'NoneType'
 object is not callable"); the weight's first dim is never empty.
@@ -213,7 +216,7 @@ def _embedding_ok(w, idx, syms):
 def _embedding(types, syms, pick):
     w, idx = types
     if idx.dtype in ("int64", "bool"):
-        index, shape = "torch.remainder({1}.long(), {0}.shape[0])", idx.shape
+        index, shape = "torch.remainder({1}.long().abs(), {0}.shape[0])", idx.shape
     else:
         index, shape = "torch.remainder(torch.arange({1}.shape[0]), {0}.shape[0])", idx.shape[:1]
     return Built({"index": index}, (TensorType(shape + (w.shape[1],), w.dtype),))

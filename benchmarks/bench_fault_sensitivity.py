@@ -67,7 +67,7 @@ def main() -> None:
     fault = importlib.import_module(module_name)
     fault.uninstall()
     fuzz.ops.weights.FOCUS_WEIGHT = 40  # about half of all programs hold a focus op
-    focus = types.SimpleNamespace(ops=frozenset(ops))
+    focus = types.SimpleNamespace(for_lane=lambda lane: frozenset(ops))
     counts = {"programs": 0, "with_op": 0, "showed_fault": 0}
 
     @settings(

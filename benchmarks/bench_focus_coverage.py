@@ -12,6 +12,7 @@ op count, and how often the least drawn ops were drawn.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,24 +23,37 @@ from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 
 from fuzz import ops as op_catalogue  # noqa: E402
 from fuzz.campaign.focus import Focus  # noqa: E402
+from fuzz.campaign.rounds import ROUND_EXAMPLES  # noqa: E402
 from fuzz.strategies import cases  # noqa: E402
 
 
 def night(lane: str, programs: int, worker_seed: int, on: bool) -> Counter:
+    """`programs` programs in rounds of ROUND_EXAMPLES, as a worker explores them: the
+    focus moves between rounds (fuzz/campaign/focus.py)."""
     focus = Focus((lane,), worker_seed, on)
     drawn: Counter = Counter()
+    explored = 0
 
     @settings(
-        max_examples=programs, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+        max_examples=ROUND_EXAMPLES,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
     )
-    @seed(worker_seed)
     @given(cases(lanes=(lane,), focus=focus))
     def explore(generated):
-        ops = {node.op for node in generated.program.nodes}
-        drawn.update(ops)
-        focus.explored_program(ops, may_move=True)
+        nonlocal explored
+        if explored < programs:
+            explored += 1
+            ops = {node.op for node in generated.program.nodes}
+            drawn.update(ops)
+            focus.explored_program(ops, lane)
 
-    explore()
+    for round_no in itertools.count():
+        if explored >= programs:
+            return drawn
+        focus.move_if_due()
+        seed(worker_seed * 100_000 + round_no)(explore)()
     return drawn
 
 

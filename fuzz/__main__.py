@@ -229,10 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--op-focus",
         choices=("on", "off"),
-        default="off",
+        default="on",
         help="draw more often the ops this worker has drawn least this night "
-        "(fuzz/campaign/focus.py); with an example database, saved examples then replay "
-        "as other programs, so use it with --database none (default off)",
+        "(fuzz/campaign/focus.py; default on); off: each program's focus ops are drawn "
+        "uniformly",
     )
     n.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser

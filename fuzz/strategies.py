@@ -27,16 +27,46 @@ from fuzz import ops as op_catalogue
 from fuzz.calls import MODES, CallPlan, plan_sequence
 from fuzz.case import Case, case_from_source
 from fuzz.defaults import MAX_CALLS, MAX_OPS
+from fuzz.ops import weights
 from fuzz.ops.spec import GENE_VALUES, TensorType
 from fuzz.program import Genome, Program, decode
 from fuzz.render import render_case
 
 
 class OpFocus(Protocol):
-    """What `cases` reads of a focus (fuzz.campaign.focus.Focus): the op names to draw more
-    often, read again at each draw."""
+    """What `cases` reads of a focus (fuzz.campaign.focus.Focus): the op names of a lane
+    to draw more often, read again at each draw."""
 
-    ops: frozenset[str]
+    def for_lane(self, lane: str) -> frozenset[str]: ...
+
+
+class FocusOps(st.SearchStrategy):
+    """`FOCUS_SIZE` names of `names`, each drawn as an index into them: a program's focus,
+    the ops `decode` draws more often (one more family, fuzz.ops.weights).
+
+    Why indices with weights: a program must be a function of Hypothesis' choices alone,
+    or an example saved in the database (last night's failure, another machine's) replays
+    as another program. The index is the choice that is stored and replayed; only how it
+    is generated depends on the worker: each draw lands on one of `preferred` (a worker's
+    least drawn ops) with probability `FOCUS_SHARE`, else anywhere. That is Hypothesis'
+    `draw_integer(weights=...)` (the engine's, not a public strategy; what `sampled_from`
+    and `integers` are built on; replay checks only the bounds; within one Hypothesis run
+    the weights must stay the same, so a worker's focus moves between runs). Shrinking
+    moves an index towards 0, the first name."""
+
+    def __init__(self, names: Sequence[str], preferred: frozenset[str] = frozenset()):
+        super().__init__()
+        self.names = tuple(names)
+        chosen = [i for i, name in enumerate(self.names) if name in preferred]
+        share = weights.FOCUS_SHARE / len(chosen) if chosen else 0.0
+        self.weights = {i: share for i in chosen} or None
+
+    def do_draw(self, data) -> tuple[str, ...]:
+        top = len(self.names) - 1
+        return tuple(
+            self.names[data.draw_integer(0, top, weights=self.weights)]
+            for _ in range(weights.FOCUS_SIZE)
+        )
 
 
 genes = st.lists(st.integers(0, GENE_VALUES - 1), min_size=1, max_size=6).map(tuple)
@@ -67,11 +97,13 @@ def programs(
 
 @st.composite
 def call_plans(
-    draw, program: Program, min_calls: int = 2, max_calls: int = MAX_CALLS
+    draw, program: Program, min_calls: int = 2, max_calls: int = MAX_CALLS, ones: bool = False
 ) -> list[CallPlan]:
+    """`ones`: sizes are 1 more often (fuzz.calls.ONE_ODDS; for lanes that check every
+    call, not EXIR, whose export contract leaves calls with a dynamic dim at 1 out)."""
     gs = draw(st.lists(genes, min_size=min_calls, max_size=max_calls))
     modes = draw(st.lists(st.sampled_from(MODES), min_size=len(gs) - 1, max_size=len(gs) - 1))
-    return plan_sequence(program, gs, modes)
+    return plan_sequence(program, gs, modes, ones)
 
 
 @dataclasses.dataclass
@@ -148,12 +180,15 @@ def cases(
     focus: OpFocus | None = None,
 ) -> GeneratedCase:
     """A case for one of `lanes` (drawn first; `GeneratedCase.lane`), whose program uses
-    that lane's whole op set and says `LANES = (lane,)`. `focus`: an object whose `ops`
-    (op names, drawn more often) are read at each draw: a nightly worker's
+    that lane's whole op set and says `LANES = (lane,)`. The program's focus (`FocusOps`)
+    is drawn first: uniformly, or with `focus`, an object whose `for_lane(lane)` (op names,
+    read at each draw) it mostly draws from: a nightly worker's
     fuzz.campaign.focus.Focus, which moves while the worker explores."""
     lanes = tuple(lanes)
     lane = draw(st.sampled_from(lanes)) if len(lanes) > 1 else lanes[0]
-    now = focus.ops if focus is not None else frozenset()
-    program = draw(programs((lane,), max_ops=max_ops, focus=now))
-    plans = draw(call_plans(program, max_calls=max_calls))
+    names = sorted(op.name for op in op_catalogue.for_lanes((lane,)))
+    preferred = focus.for_lane(lane) if focus is not None else frozenset()
+    chosen = draw(FocusOps(names, preferred))
+    program = draw(programs((lane,), max_ops=max_ops, focus=frozenset(chosen)))
+    plans = draw(call_plans(program, max_calls=max_calls, ones=lane == "thunder"))
     return make_case(program, plans, lane=lane)

@@ -1,24 +1,25 @@
-"""Op focus: a worker keeps drawing more often the catalogue ops it has drawn least.
+"""Op focus: a worker draws more often the catalogue ops it has drawn least.
 
 Why: with 220 ops, a 120 s night draws each op a few times at best, and an op whose
 operand constraints rarely hold even less (benchmarks/RESULTS.md): a fault in such an op
-is found only by luck. So the worker keeps a focus, the
-`FOCUS_SIZE` lane ops it has drawn least so far (ties broken in an order fixed by a seed
-derived from the campaign's, so an op stays in focus until it is drawn), and the
-generator adds the focus as one more family (weight `FOCUS_WEIGHT` in
-fuzz/ops/weights.py): the stress families keep most of their share, and an op still
-appears only where its operand constraints hold (valid by construction, as before).
+is found only by luck. So the worker keeps a focus, per lane the `FOCUS_SIZE` ops it has
+drawn least so far (ties broken in an order fixed by a seed derived from the campaign's,
+so an op stays in focus until it is drawn). Each program draws its own focus ops as
+Hypothesis choices (fuzz.strategies.FocusOps), mostly among the worker's, and the
+generator adds them as one more family (weight `FOCUS_WEIGHT` in fuzz/ops/weights.py):
+the stress families keep most of their share, and an op still appears only where its
+operand constraints hold (valid by construction, as before).
 
-The focus is read when a program is drawn and moves only while exploring, never between
-a program that diverged and its shrink, so Hypothesis shrinks with one mapping from
-choices to programs; the campaign seed still determines every program. (The first
-version held one focus per Hypothesis round, when rounds were long runs that each
-restarted from small programs; rounds are short now, fuzz/campaign/rounds.py.)
+A program is a function of its choices alone: the focus changes how the focus ops are
+drawn, not how a drawn choice decodes, so an example saved in a shared database replays
+as the same program under any focus (until 2026-12-03 the focus was read at decoding, and
+it was off by default for that reason). It moves only between rounds (short Hypothesis
+runs, fuzz/campaign/rounds.py): within a run Hypothesis requires every draw to be made
+with the same distribution as before at the same point (else FlakyStrategyDefinition),
+and the focus is that distribution. Only explored programs are counted, not shrink
+candidates.
 
-Off by default (`nightly --op-focus on`): the focus is state outside Hypothesis' choices,
-so an example saved in a database (a failing program, replayed first by the next night)
-decodes to another program under another focus, and the replay of last night's failures
-that a shared database promises is lost. Use it with `--database none`.
+On by default (`nightly --op-focus off`: every program's focus ops are drawn uniformly).
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from fuzz import ops as op_catalogue
-
-FOCUS_SIZE = 8  # ops in the focus
+from fuzz.ops.weights import FOCUS_SIZE
 
 
 def least_drawn(
@@ -44,30 +44,40 @@ def least_drawn(
 
 
 class Focus:
-    """The current focus of one worker (`ops`, read by fuzz.strategies.cases at each draw)
-    and the draws it is computed from."""
+    """The current focus of one worker (per lane its least drawn ops: `for_lane`, read by
+    fuzz.strategies.cases at each draw) and the draws, per lane, it is computed from."""
 
     def __init__(self, lanes: Sequence[str], seed: int, on: bool = True):
-        self.names = tuple(op.name for op in op_catalogue.for_lanes(lanes)) if on else ()
-        self.seed, self.drawn, self.due = seed, Counter(), False
-        self.ops = self._next()
+        self.names = {
+            lane: tuple(op.name for op in op_catalogue.for_lanes((lane,)))
+            for lane in (lanes if on else ())
+        }
+        self.drawn = {lane: Counter() for lane in self.names}
+        self.seed, self.due = seed, False
+        self.by_lane = self._next()
 
-    def _next(self) -> frozenset[str]:
-        if not self.names:
-            return frozenset()
-        return least_drawn(self.names, self.drawn, self.seed)
+    @property
+    def ops(self) -> frozenset[str]:
+        """The focus ops of every lane."""
+        return frozenset().union(*self.by_lane.values())
 
-    def explored_program(self, op_names: Iterable[str], may_move: bool) -> None:
-        """Count an explored program's ops and move the focus past the ones it drew, but
-        only when `may_move`: a program that diverged is shrunk next, by replaying its
-        choices, which must decode to programs of the focus it was drawn with
-        (`move_if_due` then moves it when the next round starts)."""
+    def for_lane(self, lane: str) -> frozenset[str]:
+        return self.by_lane.get(lane, frozenset())
+
+    def _next(self) -> dict[str, frozenset[str]]:
+        return {
+            lane: least_drawn(names, self.drawn[lane], self.seed)
+            for lane, names in self.names.items()
+        }
+
+    def explored_program(self, op_names: Iterable[str], lane: str | None = None) -> None:
+        """Count an explored program's ops (for `lane`, or every lane when None); the
+        focus moves past the ones it drew when the next round starts (`move_if_due`)."""
         ops = set(op_names)
-        self.drawn.update(ops)
-        self.due = self.due or bool(ops & self.ops)
-        if may_move:
-            self.move_if_due()
+        for name in self.names if lane is None else [lane] if lane in self.names else []:
+            self.drawn[name].update(ops)
+            self.due = self.due or bool(ops & self.by_lane[name])
 
     def move_if_due(self) -> None:
         if self.due:
-            self.ops, self.due = self._next(), False
+            self.by_lane, self.due = self._next(), False

@@ -63,7 +63,7 @@ def settings_from(args, engine: str = "local", workers_auto: int | None = None) 
         shrink_budget=args.shrink_budget,
         max_ops=args.max_ops,
         max_calls=args.max_calls,
-        op_focus=getattr(args, "op_focus", "off") == "on",
+        op_focus=getattr(args, "op_focus", "on") == "on",
         database=database_of(args),
         corpus=tuple(args.corpus or ["corpus"]),
         into=args.into,

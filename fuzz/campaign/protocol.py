@@ -54,7 +54,7 @@ class WorkerConfig:
     case_seed: int = 0  # seed of every case's calls()
     harness: str = ""  # the harness and Hypothesis versions every worker must share
     speedups: str = "on"  # fuzz/speedups.py: our pure-overhead patches of the stacks
-    op_focus: bool = False  # short rounds, each favouring the ops drawn least (focus.py)
+    op_focus: bool = True  # programs draw their focus ops mostly among the least drawn (focus.py)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -78,7 +78,7 @@ class CampaignSettings:
     corpus: tuple[str, ...] = ("corpus",)
     into: str | None = None
     engine: str = "local"
-    op_focus: bool = False
+    op_focus: bool = True
     quiet: bool = False
     speedups: str = "on"  # fuzz/speedups.py
 

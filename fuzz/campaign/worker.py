@@ -105,7 +105,7 @@ class Worker:
         self.last_return = time.perf_counter()
         self.errors_sent: set[str] = set()
         self.unavailable: dict[str, str] = {}
-        # The ops drawn more often (fuzz/campaign/focus.py); moves only while exploring.
+        # The ops drawn more often (fuzz/campaign/focus.py); moves between rounds.
         self.focus = Focus(config.lanes, derive_seed(config.seed, 1), config.op_focus)
 
     def harness_error(self, text: str) -> None:
@@ -169,7 +169,7 @@ class Worker:
             self.explored += 1
         new = self.run(generated, where, self.phase, gen_s)
         if self.phase == "explore":
-            self.focus.explored_program((n.op for n in generated.program.nodes), not new)
+            self.focus.explored_program((n.op for n in generated.program.nodes), generated.lane)
         if not new:
             self.verdicts[(source, where)] = None
             return

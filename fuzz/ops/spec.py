@@ -185,23 +185,51 @@ class Decision:
 
 
 GENE_VALUES = 256  # a gene holds ints in [0, GENE_VALUES) (fuzz.strategies.genes)
+_MASK = (1 << 64) - 1
+
+
+def extend(gene: Sequence[int], i: int) -> int:
+    """Value i (>= len(gene)) of a gene's deterministic extension, in [0, GENE_VALUES): a
+    splitmix64 hash of the gene's values and i. Plain integer arithmetic, so the same on
+    every machine and Python (no `hash()`, which is salted for strings)."""
+    x = i
+    for g in gene:
+        x = (x * 0x100000001B3 + g + 1) & _MASK
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return (x ^ (x >> 31)) % GENE_VALUES
 
 
 class Picker:
     """Turns one gene (a tuple of non-negative ints drawn by Hypothesis) into choices.
 
-    Every choice is `gene[i] % len(options)` (`weighted` scales `gene[i]` instead), so any
-    gene decodes to a valid choice and shrinking a gene towards zeros moves every choice
-    towards the first option.
+    Choice i is `value(i) % len(options)` (`weighted` scales `value(i)` instead), so any
+    gene decodes to a valid choice. `value(i)` is `gene[i]`; past the gene's end it is a
+    hash of the whole gene and i (`extend`), and 0 for a gene of zeros, so shrinking a
+    gene towards zeros moves every choice towards the first option.
+
+    Why a hash and not `gene[i % len(gene)]`: an op takes 4 to 10 choices from a gene of 1
+    to 6 values, and repeating the gene tied its choices together. With a one-value gene
+    every choice was the same value modulo its count: the value that picked `flip` among
+    the shape ops also fixed whether it flipped several dims, and one call plan gene gave
+    every size symbol of the same range the same size, so "this dim is 1 and that one is
+    not" was rare (benchmarks/RESULTS.md, eighth session).
     """
 
     def __init__(self, gene: Sequence[int]):
         self.gene, self.i = tuple(gene), 0
+        self._zero = not any(self.gene)
+
+    def value(self, i: int) -> int:
+        if i < len(self.gene):
+            return self.gene[i]
+        return 0 if self._zero else extend(self.gene, i)
 
     def index(self, n: int) -> int:
         if n <= 0:
             raise ValueError("nothing to pick from")
-        value = self.gene[self.i % len(self.gene)] if self.gene else 0
+        value = self.value(self.i)
         self.i += 1
         return value % n
 

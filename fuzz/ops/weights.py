@@ -23,8 +23,10 @@ custom/cond share stays about a third (benchmarks/RESULTS.md). The first time it
 default, CI's Hypothesis runs drew under it a `chunk` of a dim that is 1 at some call (a
 rule bug the old weights hid, fixed in fuzz/ops/spec.py `half`).
 
-`FOCUS_WEIGHT` is the weight of a nightly round's focus (fuzz/campaign/focus.py), the ops a
-worker has drawn least that night, picked as one more family (under "op": per focus op).
+`FOCUS_WEIGHT` is the weight of a program's focus, `FOCUS_SIZE` ops it draws as choices
+(fuzz.strategies.focus_ops), picked as one more family (under "op": per focus op). A
+nightly worker with the op focus on (fuzz/campaign/focus.py) draws them mostly among the
+ops it has drawn least that night (`FOCUS_SHARE` of each draw); otherwise uniformly.
 """
 
 from __future__ import annotations
@@ -43,3 +45,5 @@ WEIGH_BY = "op"  # "op" or "family" (above)
 
 FOCUS_FAMILY = "focus"
 FOCUS_WEIGHT = 8
+FOCUS_SIZE = 8  # ops in a program's focus
+FOCUS_SHARE = 0.9  # of a focus draw, spread over a worker's least drawn ops

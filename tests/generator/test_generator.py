@@ -18,7 +18,7 @@ from fuzz import program as program_module
 from fuzz.backends.eager import run_eager
 from fuzz.calls import MODES, plan_sequence
 from fuzz.ops import weights
-from fuzz.ops.spec import GENE_VALUES, NumberType, Picker
+from fuzz.ops.spec import GENE_VALUES, NumberType, Picker, extend
 from fuzz.program import Genome, decode
 from fuzz.strategies import cases, genomes, make_case, programs
 from fuzz.tensors import materialize
@@ -295,6 +295,30 @@ def test_rendered_source_is_what_runs(generated):
     # defined by exec'ing `source`, so its code object points at that source.
     assert generated.case.source == generated.source
     assert generated.case.program.__code__.co_filename == generated.case.where
+
+
+def test_choices_past_a_genes_end_are_not_tied_to_its_values():
+    """Past its end a gene is extended by a hash, not repeated. Repeated, a one-value gene
+    made every choice the same value modulo its count: the value that picked an op fixed
+    its next flag, and two size symbols of one range always got the same size. A gene of
+    zeros still gives every first option (where shrinking goes), and the extension is
+    plain arithmetic, the same on every machine (a saved example decodes alike)."""
+    assert [Picker(gene).index(7) for gene in [(0,), (0, 0, 0), ()] for _ in range(9)] == [0] * 27
+    # The value of the first choice says nothing of the second's parity: all four pairs,
+    # evenly (repeating the gene gave only (0, 0) and (1, 1)).
+    pairs = Counter((v % 2, Picker((v,)).value(1) % 2) for v in range(GENE_VALUES))
+    assert set(pairs) == {(0, 0), (0, 1), (1, 0), (1, 1)}
+    assert min(pairs.values()) >= GENE_VALUES // 4 - 16, pairs
+    # Two picks among 5 from one one-value gene agree about one time in five, not always.
+    same = 0
+    for v in range(GENE_VALUES):
+        pick = Picker((v,))
+        same += pick.index(5) == pick.index(5)
+    assert GENE_VALUES / 5 - 25 <= same <= GENE_VALUES / 5 + 25, same
+    # Within the gene nothing changes; past it, the values are pinned.
+    assert [Picker((3, 9)).value(i) for i in range(2)] == [3, 9]
+    assert [extend((7,), i) for i in range(1, 6)] == [1, 49, 142, 206, 31]
+    assert extend((1, 2), 5) == 243
 
 
 def test_a_weighted_pick_spreads_gene_values_over_options_by_weight():

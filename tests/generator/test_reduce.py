@@ -17,7 +17,8 @@ OPS = [BY_NAME[n] for n in ("neg", "sin", "abs")]
 
 
 def _program(op_genes, inputs=((0,),)):
-    program = decode(Genome(inputs=inputs, ops=tuple((g,) for g in op_genes)), OPS)
+    # Gene (0, g, 0): the one family, its op g, the latest value as operand (a chain).
+    program = decode(Genome(inputs=inputs, ops=tuple((0, g, 0) for g in op_genes)), OPS)
     return program, plan_sequence(program, [(0,), (1,)], ["preserve"])
 
 

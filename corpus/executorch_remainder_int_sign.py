@@ -22,6 +22,12 @@ sign but float32 precision, another fault of the floating overload: it keeps the
 a `float`; `remainder(-99999999.7, 1e8)` is 0.3 in eager, 0.0 at runtime:
 executorch_remainder_float64_precision.) Found by a helper probing the math op family
 (fuzz/ops/math.py: remainder, remainder_number, mod_number) on the EXIR lane.
+
+A remainder used as an index shows the bug otherwise (the other MATCHES forms): a
+negative one, where eager's is in range, makes the indexing kernels that check their
+indices (embedding, index_select, gather and take_along_dim, scatter and scatter_add)
+fail their index check, `method->execute() failed with error 0x12`; with a negative
+divisor eager's index is the negative one, and eager raises where the runtime returns.
 """
 
 import torch
@@ -47,11 +53,47 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # EXIR programs: tests/core/test_pattern_specificity.py). The dtype is the node's, not an
 # input's: the nightly's `torch.remainder(topk_indices, -(n + 1))` of float inputs showed
 # this bug and was reported as new while the pattern asked for an integer input.
+# The other forms: a remainder used as an index. The generator once built embedding
+# indices as `torch.remainder(idx.long(), n)` (fuzz/ops/linalg.py, `abs` since): a
+# negative dividend made a negative index, the runtime's embedding kernel rejected it, an
+# exir.crash at call that no form matched, so it was reported as new although eager's
+# index is in range. The kernels that check their indices crash alike: embedding,
+# index_select, gather (take_along_dim), scatter and scatter_add, "execute() failed with
+# error 0x12" with the runtime's log (fuzz/backends/exir/runtime.py adds it) saying which
+# check failed: "[op_embedding.cpp:52] Check failed (indices_ptr[i] >= 0)", and
+# index_util.cpp's "Check failed (index_ptr[i] >= 0 && ...)" or "(index_data[i] >= 0 &&
+# ...)". Those that wrap a negative index (`x[i]`, index_put, index_add, index_copy,
+# index_fill) and scatter_reduce do not crash; with a divisor other than the indexed size
+# a float result then differs with a tolerance, which no form claims (it would claim
+# every float wrong result of the generator's `x[torch.remainder(torch.arange(n),
+# x.shape[0])]`). A negative divisor does it the other way round: eager's index is
+# negative and eager raises ("index out of range in self", "index -1 is out of bounds"),
+# the runtime's is not and it returns a result (the third form). An index out of range
+# made otherwise (`x - 3`) is no divergence: eager raises too.
 MATCHES = (
     {
         "kind": "exir.runtime-result",
         "stage": "call",
         "details": r"values differ \(exact dtype\)",
+        "facts": {"ops": "aten.remainder.*:int*"},
+    },
+    {
+        "kind": "exir.crash",
+        "stage": "call",
+        "details": (
+            r"failed with error 0x12 \(runtime log: .*"
+            r"Check failed \((?:indices_ptr|index_ptr|index_data)\[i\] >= 0"
+        ),
+        "facts": {"ops": "aten.remainder.*:int*"},
+    },
+    {
+        "kind": "exir.runtime-result",
+        "stage": "call",
+        "details": (
+            r"eager raised '(?:IndexError: index out of range in self"
+            r"|RuntimeError: index -\d+ is out of bounds for dimension)[^']*', "
+            r"the runtime returned a result"
+        ),
         "facts": {"ops": "aten.remainder.*:int*"},
     },
 )

@@ -6,7 +6,11 @@ kept: fuzz.divergence.stage_kind) and a *discriminator* chosen per kind from wha
 root causes apart:
 
     <lane>.crash              the exception type and the head of its message, digits and
-                              names normalized (a process death: the signal and, when
+                              names normalized, and where the ExecuTorch runtime logged
+                              the failure (its source files and the failed operator, as
+                              "(runtime log: ...)" ends the message: every kernel's failed
+                              check is the same "execute() failed with error 0x12",
+                              fuzz/backends/exir/runtime.py) (a process death: the signal and, when
                               faulthandler printed the stack, the innermost frame
                               `facts.at`, fuzz.procs.crash_site; or "hang")
     thunder.unsound-hit       the first op that differs between the cached and the fresh
@@ -99,6 +103,24 @@ def _error_head(text: str) -> str:
     return _DIGITS.sub("N", first)[:80]
 
 
+_RUNTIME_LOG = re.compile(r"\s*\(runtime log: (.*)\)?\s*$", re.S)
+_LOG_SOURCE = re.compile(r"\[([\w.]+?):\d+\]")
+_LOG_OPERATOR = re.compile(r"in operator (\w+(?:::[\w.]+)*)")
+
+
+def _crash_head(text: str) -> str:
+    """`_error_head`, plus where the ExecuTorch runtime's log (fuzz/backends/exir/runtime.py)
+    says the call failed: "op_embedding.cpp,method.cpp@aten::embedding.out"."""
+    m = _RUNTIME_LOG.search(text or "")
+    if m is None:
+        return _error_head(text)
+    log = m.group(1)
+    sources = ",".join(dict.fromkeys(_LOG_SOURCE.findall(log)))
+    operator = _LOG_OPERATOR.search(log)
+    site = f"{sources}@{operator.group(1)}" if operator else sources
+    return f"{_error_head(text[: m.start()])}|{site}"
+
+
 def node_op(name: str | None) -> str:
     last = (name or "?").split("/")[-1]
     op = _NODE_SUFFIX.sub("", re.sub(r"\[\d+\]$", "", last))
@@ -132,7 +154,7 @@ def discriminator(divergence: Mapping[str, Any], facts: ProgramFacts | None = No
             how = str(data.get("signal") or _error_head(divergence.get("details", "")))
             at = (data.get("facts") or {}).get("at")
             return f"{how}|{at}" if at else how
-        return _error_head(data.get("error") or divergence.get("details", ""))
+        return _crash_head(data.get("error") or divergence.get("details", ""))
     if kind == "thunder.unsound-hit":
         return f"{_first_trace_op(data.get('diff', ''))}|{_flipped(stage, facts)}"
     if kind in ("thunder.wrong-result", "thunder.aliasing"):

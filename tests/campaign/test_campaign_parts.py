@@ -134,6 +134,23 @@ def test_buckets_tell_root_causes_apart_and_keep_one_cause_together():
     b = bucket_of(_d("thunder.crash", error="IndexError: index 7 out of range for 'x0'"))
     c = bucket_of(_d("thunder.crash", error="TypeError: tuple indices must be integers"))
     assert a == b != c
+    # An ExecuTorch runtime failure: every kernel's failed check is "error 0x12", so the
+    # runtime's log (fuzz/backends/exir/runtime.py) tells them apart; its numbers do not.
+    head = "RuntimeError: method->execute() failed with error 0x12 (runtime log: "
+    embedding = (
+        "[op_embedding.cpp:52] Check failed (indices_ptr[i] >= 0): indices_ptr[{}] -{} < 0; "
+        "[method.cpp:1483] KernelCall failed at instruction 0:{} in operator "
+        "aten::embedding.out: 0x12)"
+    )
+    select = (
+        "[index_util.cpp:71] Check failed (nonempty_size(in, dim) > 0): ; [method.cpp:1483] "
+        "KernelCall failed at instruction 0:1 in operator aten::index_select.out: 0x12)"
+    )
+    e1 = bucket_of(_d("exir.crash", error=head + embedding.format(0, 3, 2)))
+    e2 = bucket_of(_d("exir.crash", error=head + embedding.format(4, 1, 5)))
+    e3 = bucket_of(_d("exir.crash", error=head + select))
+    assert e1 == e2 != e3 and "aten::embedding.out" in e1
+    assert bucket_of(_d("exir.crash", error=head[: -len(" (runtime log: ")])) not in (e1, e3)
     # EXIR: the planned node's operator; the probe kind stays in the stage.
     s1 = bucket_of(_d("exir.spec-meta", "spec-prop", node="aten_nonzero_default_3"))
     s2 = bucket_of(_d("exir.spec-meta", "spec-prop", node="aten_nonzero_default_7"))

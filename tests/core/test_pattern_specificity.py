@@ -87,6 +87,14 @@ GENERIC_SYMPTOMS: dict[str, list[tuple[str, str, str, dict[str, Any]]]] = {
             )
         ),
         ("exir.crash", "call", "the runtime raised RuntimeError: method->execute() failed", {}),
+        # As the runtime says it, with the error code: the patterns that ask for a code
+        # (InvalidArgument, the indexing kernels' rejection) are measured too.
+        (
+            "exir.crash",
+            "call",
+            "the runtime raised RuntimeError: method->execute() failed with error 0x12",
+            {"error": "RuntimeError: method->execute() failed with error 0x12"},
+        ),
         ("exir.crash", "process", "the process died (SIGABRT)", {"returncode": -6}),
         ("exir.crash", "process", "the process died (SIGSEGV)", {"returncode": -11}),
         ("exir.crash", "process", "the process died (SIGFPE)", {"returncode": -8}),

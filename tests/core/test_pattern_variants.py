@@ -197,6 +197,66 @@ VARIANTS = {
             return [(torch.randn(4, 3), 2)]
         """,
     ),
+    # A negative remainder as an embedding index: the generator's old embedding indices,
+    # `remainder(idx.long(), n)` of a float operand with negative values. The runtime's
+    # embedding kernel fails its index check (error 0x12), an exir.crash, not a wrong
+    # value; the crash forms read which check failed in the runtime's log.
+    "executorch_remainder_int_sign:embedding-index": (
+        "exir",
+        """
+        def program(x, w):
+            return (torch.nn.functional.embedding(torch.remainder(x.long(), w.shape[0]), w),)
+
+        def calls():
+            return [(torch.tensor([1.5, -1.2, 2.0, -3.7]), torch.randn(4, 3))]
+        """,
+    ),
+    # index_select with a `%`-made index (the Scalar overload) of a negative int64 input.
+    "executorch_remainder_int_sign:index-select": (
+        "exir",
+        """
+        def program(x, w):
+            return (torch.index_select(w, 1, x % w.shape[1]),)
+
+        def calls():
+            return [(torch.tensor([1, -1, 2, -3]), torch.randn(2, 4))]
+        """,
+    ),
+    # take_along_dim (a gather) with the Tensor overload's index, broadcast divisor.
+    "executorch_remainder_int_sign:gather": (
+        "exir",
+        """
+        def program(x, n, w):
+            return (torch.take_along_dim(w, torch.remainder(x, n), 1),)
+
+        def calls():
+            return [(torch.tensor([[1, -1], [2, -3]]), torch.tensor([3]), torch.randn(2, 3))]
+        """,
+    ),
+    # A negative divisor: eager's index is negative and gather raises, the runtime's
+    # (C's `%`) is in range and it returns a result.
+    "executorch_remainder_int_sign:negative-divisor": (
+        "exir",
+        """
+        def program(x, w):
+            return (torch.gather(w, 1, torch.remainder(x, -w.shape[1])),)
+
+        def calls():
+            return [(torch.tensor([[1, 2], [3, 0]]), torch.randn(2, 4))]
+        """,
+    ),
+    # scatter_add into rows picked by an int32 remainder widened to an index.
+    "executorch_remainder_int_sign:scatter": (
+        "exir",
+        """
+        def program(x, w, v):
+            return (w.scatter_add(1, torch.remainder(x, 3).long(), v),)
+
+        def calls():
+            x = torch.tensor([[1, -1], [0, -2]], dtype=torch.int32)
+            return [(x, torch.randn(2, 3), torch.randn(2, 2))]
+        """,
+    ),
     # The program the campaign found (issue #19): roll of the second piece of a
     # tensor_split, on its dynamic dim 1, float16.
     "executorch_prim_mod_sign:tensor-split": (
@@ -700,6 +760,85 @@ def test_the_zero_dim_promotion_after_a_values_departure_is_recognised_by_its_dt
         if changed["dtype_origin"] is None:
             del other["data"]["facts"]["dtype_origin"]
         assert INDEX.known_as(other, source) == [], changed
+
+
+def test_an_index_crash_is_the_remainder_bug_only_with_an_integer_remainder_node():
+    """The embedding crash of a negative integer remainder as observed (variant
+    "executorch_remainder_int_sign:embedding-index"), with the runtime's log that says
+    which check failed. Not this bug: the same crash without an integer remainder (an
+    index made by subtraction, a float or unsigned remainder), an 0x12 whose log is
+    another check (an empty index_select axis) or absent, another error or stage."""
+    log = (
+        " (runtime log: [op_embedding.cpp:52] Check failed (indices_ptr[i] >= 0): "
+        "indices_ptr[0] -3 < 0; [method.cpp:1483] KernelCall failed at instruction 0:2 "
+        "in operator aten::embedding.out: 0x12)"
+    )
+    error = "RuntimeError: method->execute() failed with error 0x12" + log
+    crash = {
+        "kind": "exir.crash",
+        "stage": "call[0]",
+        "details": "the runtime raised " + error,
+        "data": {
+            "error": error,
+            "facts": {
+                "ops": [
+                    "aten.embedding.default",
+                    "aten.embedding.default:float32",
+                    "aten.remainder.Scalar",
+                    "aten.remainder.Scalar:int64",
+                ],
+                "dtypes": ["float32", "int64"],
+                "error_type": "RuntimeError",
+            },
+        },
+    }
+    source = "import torch\n\ndef program(x, w):\n    return (x,)\n"
+
+    def known(d):
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    assert known(crash) == ["executorch_remainder_int_sign"]
+    facts = crash["data"]["facts"]
+    embedding = ["aten.embedding.default", "aten.embedding.default:float32"]
+    for ops in (
+        [*embedding, "aten.sub.Tensor", "aten.sub.Tensor:int64"],
+        [*embedding, "aten.remainder.Scalar", "aten.remainder.Scalar:float32"],
+        [*embedding, "aten.remainder.Scalar", "aten.remainder.Scalar:uint8"],
+    ):
+        other = crash | {"data": crash["data"] | {"facts": facts | {"ops": ops}}}
+        assert "executorch_remainder_int_sign" not in known(other), ops
+    empty_axis = (
+        "RuntimeError: method->execute() failed with error 0x12 (runtime log: "
+        "[index_util.cpp:71] Check failed (nonempty_size(in, dim) > 0): ; "
+        "[method.cpp:1483] KernelCall failed at instruction 0:1 in operator "
+        "aten::index_select.out: 0x12)"
+    )
+    for kind, stage, error in (
+        ("exir.crash", "call[0]", empty_axis),
+        ("exir.crash", "call[0]", "RuntimeError: method->execute() failed with error 0x12"),
+        ("exir.crash", "call[0]", "RuntimeError: method->execute() failed with error 0x20" + log),
+        ("exir.crash", "process", "the process died (SIGSEGV)"),
+        ("exir.crash", "to_edge", "RuntimeError: failed with error 0x12" + log),
+    ):
+        other = crash | {"kind": kind, "stage": stage, "details": error}
+        other["data"] = crash["data"] | {"error": error}
+        assert "executorch_remainder_int_sign" not in known(other), error
+
+
+def test_an_index_out_of_range_made_by_subtraction_is_no_divergence():
+    """A negative embedding index that no remainder made: eager raises too, so the lane
+    sees no divergence, and there is no crash for the remainder bug's index forms to
+    claim (they are about an index that is in range in eager)."""
+    if not all_fixes_on():
+        pytest.skip("the registry is written for the fixed stacks")
+    source = (
+        "import torch\n\ndef program(x, w):\n"
+        "    return (torch.nn.functional.embedding(x - 3, w), torch.remainder(x, 3))\n\n"
+        "def calls():\n    return [(torch.tensor([1, 4, 2, 5]), torch.randn(4, 3))]\n\n"
+        "LANES = ('exir',)\n"
+    )
+    outcome = run_lane(case_from_source(source, "embedding_index_by_subtraction"), "exir", "cpu")
+    assert outcome.status == "pass", outcome
 
 
 # Variants that kill the process that runs them (a case's ISOLATE): each runs in a fresh

@@ -13,6 +13,8 @@ import fuzz.custom_ops  # noqa: F401
 from fuzz.backends.eager import run_eager
 from fuzz.backends.exir import ExirLane
 from fuzz.backends.exir.inputs import derive_dims
+from fuzz.backends.exir.pipeline import build
+from fuzz.backends.exir.runtime import LoadedProgram
 from fuzz.case import case_from_source
 from fuzz.case_runner import run_case
 from fuzz.tensors import materialize
@@ -388,3 +390,24 @@ def calls():
     return [(torch.randn(3), torch.randn(3)), (a, a)]
 """)
     assert report.divergences == [] and report.counters["calls-checked"] == 2
+
+
+def test_a_failed_runtime_call_says_which_check_failed():
+    """The binding's error is "execute() failed with error 0x12" for any kernel's failed
+    check; the lane adds the runtime's log, also where pytest captures sys.stderr (the
+    pip runtime writes its log through it)."""
+    source = (
+        "import torch\n\ndef program(x, w):\n"
+        "    return (torch.nn.functional.embedding(x, w),)\n\n"
+        "def calls():\n    return [(torch.tensor([1, 2]), torch.randn(4, 3))]\n\n"
+        "LANES = ('exir',)\n"
+    )
+    case = case_from_source(source, "embedding_check")
+    loaded = LoadedProgram(build(case.program, materialize(case)[0], {}).buffer)
+    bad = torch.tensor([1, -2])  # export's example was in range; the runtime checks >= 0
+    with pytest.raises(RuntimeError) as raised:
+        loaded.execute([bad, torch.randn(4, 3)])
+    message = str(raised.value)
+    assert "failed with error 0x12 (runtime log: " in message, message
+    assert "op_embedding.cpp" in message and "indices_ptr[i] >= 0" in message, message
+    assert "cpuinfo_utils" not in message and "with type id" not in message, message

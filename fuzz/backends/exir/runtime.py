@@ -15,10 +15,27 @@ method is fed the inputs its metadata declares: every flat input leaf, or only t
 tensors where the method declares that many inputs. executorch 1.0.1's binding cannot
 take a Python float at all ("Unsupported python type"): `run_on_runtime` returns None
 for such a call, a limitation of the binding, not a finding.
+
+Why a call that fails carries the runtime's log: the binding's exception says only
+"method->execute() failed with error 0x12" for every kernel's failed check, so an
+embedding given a negative index and an index_select given an empty one read alike, and
+a registered bug's pattern could tell them apart only by the ops of the program. The
+runtime says which check failed in its log ("[op_embedding.cpp:52] Check failed
+(indices_ptr[i] >= 0): indices_ptr[0] -2 < 0"), which the pip runtime writes through
+Python's `sys.stderr` (or, where that is the process's own, fd 2). So
+`LoadedProgram.execute` sends both to a buffer while the method runs and, when it
+raises, adds the log's last lines to the message (crash buckets and patterns read them,
+fuzz/buckets.py). Output of other threads in that window is caught too and dropped.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import re
+import sys
+import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +50,12 @@ from fuzz.errors import error_text
 from fuzz.observe import CallRecord, cpu_copy
 
 _REGISTERED: frozenset[str] | None = None
+_LOG_LINE = re.compile(r"^\[[\w.]+:\d+\] .*$", re.M)  # "[op_embedding.cpp:52] Check failed ..."
+LOG_LINES = 3  # the last log lines a failed execute's message keeps, each cut to 160
+LOG_LINE_CHARS = 160
+# Lines that say nothing of the failure: cpuinfo's probing at the first run, and the
+# operator's argument types listed after "KernelCall failed".
+_LOG_NOISE = re.compile(r"^\[(?:cpuinfo_utils\.cpp:\d+\]|method\.cpp:\d+\] arg \d+ with type id)")
 
 
 def runtime_operator_names() -> frozenset[str]:
@@ -80,7 +103,33 @@ class LoadedProgram:
         return tensors if self.num_inputs == len(tensors) != len(flat) else flat
 
     def execute(self, flat_inputs: list[Any]) -> list[Any]:
-        return list(self.method.execute(flat_inputs))
+        """The method's outputs; when it raises, the exception's message ends with the
+        runtime's last log lines, "(runtime log: ...)" (module docstring: why)."""
+        sys.stderr.flush()
+        python_log = io.StringIO()
+        with tempfile.TemporaryFile() as log:
+            saved = os.dup(2)
+            os.dup2(log.fileno(), 2)
+            try:
+                with contextlib.redirect_stderr(python_log):
+                    return list(self.method.execute(flat_inputs))
+            except Exception as e:
+                failed = e
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            log.seek(0)
+            text = log.read().decode(errors="replace") + python_log.getvalue()
+        lines = [line for line in _LOG_LINE.findall(text) if not _LOG_NOISE.match(line)]
+        if not lines:
+            raise failed
+        kept = "; ".join(line[:LOG_LINE_CHARS] for line in lines[-LOG_LINES:])
+        text = f"{failed} (runtime log: {kept})"
+        try:
+            described = type(failed)(text)
+        except Exception:
+            described = RuntimeError(text)
+        raise described from failed
 
 
 def flat_copies(args: Sequence[Any]) -> list[Any]:

@@ -20,13 +20,32 @@ from fuzz.program import Program
 
 MODES = ("same", "preserve", "flip", "retype")
 
-# With `ones` (the Thunder lane), a size symbol whose range holds 1 is 1 at one draw in
-# ONE_ODDS before the uniform draw. Size 1 is where broadcasting, squeezes and per-dim
-# lowerings change meaning, and a uniform draw over 1..7 reaches it rarely, let alone
-# for one dim of a call while another is above 1. Not on EXIR: a dynamic dim at 0 or 1 is
-# outside the contract export declares (0/1 specialization), so such a call is left out,
-# not checked.
-ONE_ODDS = 4
+ONE_ODDS = 4  # PlanStyle.ones: a size that can be 1 is 1 at one draw in ONE_ODDS
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanStyle:
+    """How a lane's call sequences are drawn, from what the lane can check.
+
+    `ones`: a size symbol whose range holds 1 is 1 at one draw in ONE_ODDS before the
+    uniform draw. Size 1 is where broadcasting, squeezes and per-dim lowerings change
+    meaning, and a uniform draw over 1..7 reaches it rarely, let alone for one dim of a
+    call while another is above 1. Thunder checks every call.
+
+    `numbers_vary`: later calls may change a number input's value or type. On EXIR they
+    do not: export specializes a number input to the example's value, so a call with
+    another number is outside the exported contract and never checked (it was the
+    largest share of EXIR's unchecked calls, benchmarks/RESULTS.md). For the same reason
+    EXIR does not draw size 1 more often: a dynamic dim at 0 or 1 is outside the
+    contract (0/1 specialization).
+    """
+
+    ones: bool = False
+    numbers_vary: bool = True
+
+
+PLAN_STYLES = {"thunder": PlanStyle(ones=True), "exir": PlanStyle(numbers_vary=False)}
+EVERY_CALL = PlanStyle()  # calls for any lane (several lanes, or none named)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,18 +98,24 @@ class _State:
         return list(range(info.lo, info.hi + 1))
 
 
-def _draw_state(program: Program, pick: Picker, ones: bool = False) -> _State:
+def _draw_state(
+    program: Program, pick: Picker, style: PlanStyle, prev: _State | None = None
+) -> _State:
+    """A fresh call; numbers kept from `prev` when the style keeps them."""
     state = _State(program, {})
     info = program.symbols.info
     for name in program.backed_symbols():
         options = state.options(name)
         # (the last residue, not 0: a gene of zeros, where shrinking goes, keeps lo)
-        one = ones and info[name].kind == "size" and 1 in options
+        one = style.ones and info[name].kind == "size" and 1 in options
         if one and pick.index(ONE_ODDS) == ONE_ODDS - 1:
             state.values[name] = 1
         else:
             state.values[name] = pick.pick(options)
     for name in program.number_symbols():
+        if prev is not None and not style.numbers_vary:
+            state.values[name] = prev.values[name]
+            continue
         ints = [v for v in state.options(name) if isinstance(v, int)]
         floats = [v for v in state.options(name) if isinstance(v, float)]
         # Ints first (what shrinking goes to); a scalar number is a float at 1 call in 3.
@@ -98,14 +123,16 @@ def _draw_state(program: Program, pick: Picker, ones: bool = False) -> _State:
     return state
 
 
-def _symbols(program: Program) -> list[str]:
-    return program.backed_symbols() + program.number_symbols()
+def _symbols(program: Program, style: PlanStyle) -> list[str]:
+    """The symbols a later call may change."""
+    numbers = program.number_symbols() if style.numbers_vary else []
+    return program.backed_symbols() + numbers
 
 
-def _preserve(prev: _State, pick: Picker) -> _State:
+def _preserve(prev: _State, pick: Picker, style: PlanStyle) -> _State:
     want = prev.outcomes()
     state = _State(prev.program, prev.values)
-    for name in _symbols(prev.program):
+    for name in _symbols(prev.program, style):
         old = state.values[name]
         state.values[name] = pick.pick(state.options(name, same_type=True))
         if state.outcomes() != want:
@@ -113,14 +140,15 @@ def _preserve(prev: _State, pick: Picker) -> _State:
     return state
 
 
-def _flip(prev: _State, pick: Picker) -> _State | None:
+def _flip(prev: _State, pick: Picker, style: PlanStyle) -> _State | None:
     program, before = prev.program, prev.outcomes()
     flippable = [i for i, d in enumerate(program.decisions) if d.predicate is not None]
     if not flippable:
         return None
     start = pick.index(len(flippable))
+    changeable = set(_symbols(program, style))
     for i in flippable[start:] + flippable[:start]:
-        for name in sorted(program.decisions[i].symbols):
+        for name in sorted(program.decisions[i].symbols & changeable):
             options = prev.options(name)
             offset = pick.index(len(options))
             for value in options[offset:] + options[:offset]:
@@ -193,27 +221,30 @@ def _layouts(program: Program, pick: Picker, sizes: dict[str, int | float]) -> t
 
 
 def plan_sequence(
-    program: Program, genes: list[tuple[int, ...]], modes: list[str], ones: bool = False
+    program: Program,
+    genes: list[tuple[int, ...]],
+    modes: list[str],
+    style: PlanStyle = EVERY_CALL,
 ) -> list[CallPlan]:
     """One call per gene; `modes[k-1]` says how call k relates to call k-1. A plan's `mode`
-    is what happened: a `retype` that finds no scalar number flips instead, and a `flip`
-    that finds no value flipping a decision is a `redraw`. `ones`: sizes are 1 more often
-    (ONE_ODDS)."""
+    is what happened: a `retype` that finds no scalar number (or a style that keeps
+    numbers) flips instead, and a `flip` that finds no value flipping a decision is a
+    `redraw`. `style`: what the lane can check (PlanStyle)."""
     pick = Picker(genes[0])
-    state = _draw_state(program, pick, ones)
+    state = _draw_state(program, pick, style)
     plans = [CallPlan(tuple(sorted(state.sizes().items())), _layouts(program, pick, state.sizes()))]
     for gene, mode in zip(genes[1:], modes):
         pick = Picker(gene)
         if mode == "same":
             new = state
         elif mode == "preserve":
-            new = _preserve(state, pick)
-        elif mode == "retype" and (new := _retype(state, pick)) is not None:
+            new = _preserve(state, pick, style)
+        elif mode == "retype" and style.numbers_vary and (new := _retype(state, pick)) is not None:
             pass
-        elif (new := _flip(state, pick)) is not None:
+        elif (new := _flip(state, pick, style)) is not None:
             mode = "flip"
         else:  # no single value flips a decision here: a fresh draw, said as such
-            new, mode = _draw_state(program, pick, ones), "redraw"
+            new, mode = _draw_state(program, pick, style, state), "redraw"
         state = new
         layouts = _layouts(program, pick, state.sizes())
         plans.append(CallPlan(tuple(sorted(state.sizes().items())), layouts, mode))

@@ -24,7 +24,7 @@ import sympy
 from hypothesis import strategies as st
 
 from fuzz import ops as op_catalogue
-from fuzz.calls import MODES, CallPlan, plan_sequence
+from fuzz.calls import EVERY_CALL, MODES, PLAN_STYLES, CallPlan, PlanStyle, plan_sequence
 from fuzz.case import Case, case_from_source
 from fuzz.defaults import MAX_CALLS, MAX_OPS
 from fuzz.ops import weights
@@ -97,13 +97,16 @@ def programs(
 
 @st.composite
 def call_plans(
-    draw, program: Program, min_calls: int = 2, max_calls: int = MAX_CALLS, ones: bool = False
+    draw,
+    program: Program,
+    min_calls: int = 2,
+    max_calls: int = MAX_CALLS,
+    style: PlanStyle = EVERY_CALL,
 ) -> list[CallPlan]:
-    """`ones`: sizes are 1 more often (fuzz.calls.ONE_ODDS; for lanes that check every
-    call, not EXIR, whose export contract leaves calls with a dynamic dim at 1 out)."""
+    """`style`: what the lane the calls are for can check (fuzz.calls.PlanStyle)."""
     gs = draw(st.lists(genes, min_size=min_calls, max_size=max_calls))
     modes = draw(st.lists(st.sampled_from(MODES), min_size=len(gs) - 1, max_size=len(gs) - 1))
-    return plan_sequence(program, gs, modes, ones)
+    return plan_sequence(program, gs, modes, style)
 
 
 @dataclasses.dataclass
@@ -190,5 +193,6 @@ def cases(
     preferred = focus.for_lane(lane) if focus is not None else frozenset()
     chosen = draw(FocusOps(names, preferred))
     program = draw(programs((lane,), max_ops=max_ops, focus=frozenset(chosen)))
-    plans = draw(call_plans(program, max_calls=max_calls, ones=lane == "thunder"))
+    style = PLAN_STYLES.get(lane, EVERY_CALL)
+    plans = draw(call_plans(program, max_calls=max_calls, style=style))
     return make_case(program, plans, lane=lane)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from fuzz import ops
 from fuzz import program as program_module
 from fuzz.backends.eager import run_eager
-from fuzz.calls import MODES, plan_sequence
+from fuzz.calls import MODES, PLAN_STYLES, plan_sequence
 from fuzz.ops import weights
 from fuzz.ops.spec import GENE_VALUES, NumberType, Picker, extend
 from fuzz.program import Genome, decode
@@ -216,6 +216,39 @@ def test_number_inputs_are_used_and_flip_type_between_calls():
         drawn.update(n.op for n in decode(genome, thunder_ops).nodes if n.spec.family == "number")
     number_ops = [op.name for op in thunder_ops if op.family == "number"]
     assert all(drawn[name] for name in number_ops), {n: drawn[n] for n in sorted(number_ops)}
+
+
+def test_each_lane_plans_the_calls_it_can_check():
+    """PlanStyle: on EXIR every call keeps the first call's numbers (export specializes
+    them, so another number is outside the contract, never checked); on Thunder numbers
+    change, and a size that can be 1 is 1 more often than a uniform draw makes it."""
+    rng = random.Random(3)
+
+    def gene() -> tuple[int, ...]:
+        return tuple(rng.randrange(256) for _ in range(rng.randrange(1, 7)))
+
+    seen = Counter()
+    for _ in range(400):
+        numbers = tuple(gene() for _ in range(1 + rng.randrange(2)))
+        genome = Genome(
+            (gene(), gene()), tuple(gene() for _ in range(rng.randrange(1, 5))), numbers
+        )
+        program = decode(genome, ops.for_lanes(["thunder"]))
+        info = program.symbols.info
+        plan_genes = [gene() for _ in range(4)]
+        modes = [rng.choice(MODES) for _ in range(3)]
+        for lane, style in PLAN_STYLES.items():
+            plans = [dict(p.sizes) for p in plan_sequence(program, plan_genes, modes, style)]
+            for name in program.number_symbols():
+                values = {(type(p[name]), p[name]) for p in plans}
+                seen[f"{lane} numbers changed"] += len(values) > 1
+            for name in (n for n in plans[0] if info[n].kind == "size" and info[n].lo <= 1):
+                seen[f"{lane} size draws"] += len(plans)
+                seen[f"{lane} size 1"] += sum(p[name] == 1 for p in plans)
+    assert seen["exir numbers changed"] == 0 < seen["thunder numbers changed"], seen
+    thunder_share = seen["thunder size 1"] / seen["thunder size draws"]
+    exir_share = seen["exir size 1"] / seen["exir size draws"]
+    assert thunder_share > 1.5 * exir_share, seen
 
 
 def test_layouts_produce_aliasing_and_non_contiguous_inputs():

@@ -2,11 +2,13 @@
 (fuzz/campaign/focus.py), generation only (no lane runs):
 
     python benchmarks/bench_focus_coverage.py [--programs 180] [--lane thunder] [--seeds 1,2]
+                                              [--ops flip,logsumexp_dims]
 
-Per seed, one Hypothesis run of --programs cases for the lane, each explored program
-counted into a Focus as a nightly worker does (`--op-focus on`) or not (off); prints the
-distinct ops drawn over all seeds (the union, as two workers of one night), the lane's
-op count, and how often the least drawn ops were drawn.
+Per seed, --programs cases for the lane in rounds of ROUND_EXAMPLES (one Hypothesis run
+each, as a worker explores), each explored program counted into a Focus as a nightly
+worker does (`--op-focus on`) or not (off); prints the distinct ops drawn over all seeds
+(the union, as two workers of one night), the lane's op count, the 10th percentile and
+median of programs per op, and the programs holding each of --ops.
 """
 
 from __future__ import annotations
@@ -62,16 +64,21 @@ def main() -> None:
     parser.add_argument("--programs", type=int, default=180)
     parser.add_argument("--lane", default="thunder")
     parser.add_argument("--seeds", default="1,2")
+    parser.add_argument("--ops", default="", help="comma-separated op names to count")
     args = parser.parse_args()
+    named = [name for name in args.ops.split(",") if name]
     seeds = [int(s) for s in args.seeds.split(",")]
     total = len(op_catalogue.for_lanes((args.lane,)))
     for on in (False, True):
         union: Counter = Counter()
         for s in seeds:
             union.update(night(args.lane, args.programs, s, on))
+        per_op = sorted(union[op.name] for op in op_catalogue.for_lanes((args.lane,)))
         print(
             f"op focus {'on ' if on else 'off'}: {len(union)} of {total} {args.lane} ops drawn "
-            f"in {len(seeds)} x {args.programs} programs; never drawn {total - len(union)}"
+            f"in {len(seeds)} x {args.programs} programs; never drawn {total - len(union)}; "
+            f"programs per op p10 {per_op[total // 10]}, median {per_op[total // 2]}"
+            + "".join(f"; {name} {union[name]}" for name in named)
         )
 
 

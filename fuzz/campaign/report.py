@@ -119,6 +119,12 @@ def check_rates(key: str, st: dict[str, Any]) -> dict[str, Any]:
         if outside + checked and (key.startswith("exir/") or outside)
         else None,
         "unmapped_share": _unmapped(c),
+        # why calls were outside the contract, by kind (fuzz.backends.exir.contract)
+        "outside_contract_by": {
+            k.split(":", 1)[1]: v
+            for k, v in sorted(c.items())
+            if k.startswith("call-outside-contract:")
+        },
         # mismatches the float64 call set aside (fuzz.oracles.results, fuzz.case_runner)
         "within_eager_error": c.get("within-eager-error", 0),
         "ill_conditioned": c.get("ill-conditioned", 0),

@@ -292,6 +292,17 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _by_kind(by: dict[str, int] | None) -> str:
+    """ " (number 12, dim-range 30)": why calls were outside the contract."""
+    if not by:
+        return ""
+    return (
+        " ("
+        + ", ".join(f"{kind} {n}" for kind, n in sorted(by.items(), key=lambda kv: -kv[1]))
+        + ")"
+    )
+
+
 def _checked(doc: dict[str, Any]) -> list[str]:
     """Per lane, what the blind spots judge, under their limits too (report.json
     "checked"; fuzz.campaign.report.check_rates)."""
@@ -307,7 +318,8 @@ def _checked(doc: dict[str, Any]) -> list[str]:
             f"{r['unchecked_programs']} ({share(r['unchecked_share'])}); oracle errors "
             f"{r['oracle_errors']} in {r['oracle_error_programs']} program(s) "
             f"({share(r['oracle_error_share'])}); outside-contract rate "
-            f"{share(r['outside_contract_rate'])}; unmapped share {share(r['unmapped_share'])}"
+            f"{share(r['outside_contract_rate'])}{_by_kind(r.get('outside_contract_by'))}; "
+            f"unmapped share {share(r['unmapped_share'])}"
             f"; mismatches set aside by the float64 call: {r.get('within_eager_error', 0)} "
             f"within eager's error, {r.get('ill_conditioned', 0)} decided by rounding."
         )

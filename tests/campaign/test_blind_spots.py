@@ -320,3 +320,13 @@ def test_the_mismatches_the_float64_call_set_aside_are_shown_with_their_counts(t
     assert doc["checked"]["exir/cpu"]["ill_conditioned"] == 8
     text = render_markdown(doc)
     assert "set aside by the float64 call: 4 within eager's error, 8 decided by rounding" in text
+
+
+def test_the_outside_contract_calls_are_counted_by_why(tmp_path):
+    """report.json and report.md say which of export's specializations left calls out
+    (counters "call-outside-contract:<kind>", fuzz.backends.exir.contract.reason_kind)."""
+    why = {"call-outside-contract:number": 3, "call-outside-contract:dim-range": 1}
+    record = _exir(**{"calls-checked": 2, "call-outside-contract": 4} | why)
+    doc = _report(tmp_path, ("exir",), [record, record])
+    assert doc["checked"]["exir/cpu"]["outside_contract_by"] == {"dim-range": 2, "number": 6}
+    assert "outside-contract rate 66.7% (number 6, dim-range 2)" in render_markdown(doc)

@@ -7,7 +7,7 @@ import warnings
 
 import torch
 
-from fuzz.backends.exir.contract import contract_probes, outside_contract
+from fuzz.backends.exir.contract import contract_probes, outside_contract, reason_kind
 from fuzz.backends.exir.graph import dim_expr
 from fuzz.backends.exir.pipeline import build
 
@@ -59,3 +59,22 @@ def test_the_contract_is_the_one_export_declared_when_the_lowering_specializes_a
 def test_a_lowering_that_keeps_the_dims_dynamic_specializes_nothing():
     b = build(doubled, (torch.randn(3), torch.randn(6), torch.randn(2, 4)), {0: {0: (2, 5)}})
     assert b.specialized == {}
+
+
+def test_each_reason_a_call_is_outside_the_contract_has_a_kind():
+    """The reasons outside_contract and aliased_mutation give, as the report sums them."""
+    reasons = {
+        "input x1=4, exported as the constant 3": "number",
+        "input x0 dim 1 = 1 outside s0 in [2, 6]": "dim-range",
+        "input x0 dim 0 = 4, exported static 3": "static-dim",
+        "input x1 dim 0 = 5, but s0 = 4 elsewhere": "dim-relation",
+        "input x0.shape[0] * 2 = 6, but s1 = 5": "dim-relation",
+        "fails the export guard x.size()[0] != 3": "guard",
+        "inputs 0 and 1 share memory and the program mutates an input": "aliased-mutation",
+        "input x1 is int, exported as a tensor": "input-type",
+        "input x0: torch.int64 rank 2, exported torch.float32 rank 2": "input-type",
+        "3 input leaves, the program takes 2": "input-count",
+    }
+    for why, kind in reasons.items():
+        assert reason_kind(why) == kind, why
+    assert reason_kind("something new") == "other"

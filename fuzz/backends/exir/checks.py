@@ -294,6 +294,7 @@ class LaneRun:
                 )
             if why is not None:
                 self.report.counters["call-outside-contract"] += 1
+                self.report.counters[f"call-outside-contract:{contract.reason_kind(why)}"] += 1
                 self.report.details.setdefault("outside_contract", []).append(f"{stage}: {why}")
                 continue
             self.first_inside = fed if self.first_inside is None else self.first_inside

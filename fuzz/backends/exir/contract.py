@@ -108,6 +108,28 @@ def failed_guard(ep: torch.export.ExportedProgram, args: Sequence[Any]) -> str |
     return None
 
 
+# Why a call is outside the contract, as a kind the report sums (counters
+# "call-outside-contract:<kind>", report.json "checked" outside_contract_by): which of
+# export's specializations leaves the most calls unchecked. First match wins.
+_REASON_KINDS = (
+    ("fails the export guard", "guard"),
+    ("share memory", "aliased-mutation"),
+    ("exported as the constant", "number"),
+    ("exported as a tensor", "input-type"),
+    (" rank ", "input-type"),
+    ("input leaves", "input-count"),
+    ("exported static", "static-dim"),
+    (" outside ", "dim-range"),
+    (" elsewhere", "dim-relation"),
+    (", but ", "dim-relation"),
+)
+
+
+def reason_kind(why: str) -> str:
+    """The kind of an `outside_contract` or `aliased_mutation` reason ("number", ...)."""
+    return next((kind for text, kind in _REASON_KINDS if text in why), "other")
+
+
 def outside_contract(ep: torch.export.ExportedProgram, args: Sequence[Any]) -> str | None:
     """Why `args` lie outside the exported program's contract, or None when inside."""
     why = _outside_signature(ep, args)

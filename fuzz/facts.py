@@ -40,6 +40,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 static that the exported program declares dynamic (its ShapeEnv gained
                 s77 -> 3): the lowered program then plans and accepts the example's
                 size only (LaneReport.details["specialized"]); absent when none did
+    matches_eager_with  EXIR calls whose runtime result differs from eager: the emulated
+                kernel semantics under which the exported program computes what the
+                runtime did ("int-remainder-truncated"), fuzz/backends/exir/emulate.py;
+                absent when none does
     dtype_origin  the same walk's first ATen node whose value the edge program gets in
                 another dtype, with the kinds of its operands on that call:
                 "aten.mul.Tensor:0-dim,number" (kinds "0-dim", "tensor", "number");
@@ -268,6 +272,9 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["origin_class"] = origin["class"]
         if "dtype_op" in origin:
             facts["dtype_origin"] = f"{origin['dtype_op']}:{origin['dtype_operands']}"
+    matches = (details.get("explained_by_call") or {}).get(index) if m else None
+    if matches:  # fuzz/backends/exir/emulate.py: what the runtime's wrong result is
+        facts["matches_eager_with"] = list(matches)
     if specialized := details.get("specialized"):  # EXIR: {"s77=3": "to_edge"}
         facts["specialized"] = sorted(set(specialized.values()))
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)

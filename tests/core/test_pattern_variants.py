@@ -197,6 +197,19 @@ VARIANTS = {
             return [(torch.randn(4, 3), 2)]
         """,
     ),
+    # float64 layer norm of standard normal values (no offset): off by about 1e-7
+    # relative, past the float64 tolerance.
+    "executorch_norm_double_float_statistics:layer-norm": (
+        "exir",
+        """
+        def program(x):
+            return (torch.nn.functional.layer_norm(x, (x.shape[-1],)) * 2,)
+
+        def calls():
+            g = torch.Generator().manual_seed(1)
+            return [(torch.randn(8, 96, dtype=torch.float64, generator=g),)]
+        """,
+    ),
     # A negative remainder as an embedding index: the generator's old embedding indices,
     # `remainder(idx.long(), n)` of a float operand with negative values. The runtime's
     # embedding kernel fails its index check (error 0x12), an exir.crash, not a wrong
@@ -231,6 +244,18 @@ VARIANTS = {
 
         def calls():
             return [(torch.tensor([[1, -1], [2, -3]]), torch.tensor([3]), torch.randn(2, 3))]
+        """,
+    ),
+    # A wrong integer remainder feeding float ops: a float result that differs with a
+    # tolerance (the form of a fault-benchmark baseline night's finding, reduced).
+    "executorch_remainder_int_sign:float-downstream": (
+        "exir",
+        """
+        def program(x):
+            return (torch.rsqrt(torch.remainder(x, 3).abs() + 1),)
+
+        def calls():
+            return [(torch.tensor([-4, 3, -2, 5]),)]
         """,
     ),
     # A negative divisor: eager's index is negative and gather raises, the runtime's

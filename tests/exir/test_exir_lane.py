@@ -3,6 +3,7 @@ to_executorch -> the pip runtime, on the stock executorch 1.5.1 stack."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from pathlib import Path
 
@@ -10,13 +11,16 @@ import pytest
 import torch
 
 import fuzz.custom_ops  # noqa: F401
+from fuzz.backends.base import LaneReport
 from fuzz.backends.eager import run_eager
 from fuzz.backends.exir import ExirLane
+from fuzz.backends.exir.emulate import emulated_call, explained
 from fuzz.backends.exir.inputs import derive_dims
 from fuzz.backends.exir.pipeline import build
 from fuzz.backends.exir.runtime import LoadedProgram
 from fuzz.case import case_from_source
 from fuzz.case_runner import run_case
+from fuzz.divergence import Divergence
 from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")
@@ -411,3 +415,30 @@ def test_a_failed_runtime_call_says_which_check_failed():
     assert "failed with error 0x12 (runtime log: " in message, message
     assert "op_embedding.cpp" in message and "indices_ptr[i] >= 0" in message, message
     assert "cpuinfo_utils" not in message and "with type id" not in message, message
+
+
+def test_a_wrong_runtime_result_is_matched_against_emulated_kernel_semantics():
+    """fuzz/backends/exir/emulate.py: the runtime's integer remainder (C's `%`) makes a
+    float result differ; the exported program under the truncating remainder computes
+    what the runtime did, which the divergence says (`matches_eager_with`). Runtime
+    outputs that the emulation does not compute are not explained."""
+    source = (
+        "import torch\n\ndef program(x):\n"
+        "    return (torch.rsqrt(torch.remainder(x, 3).abs() + 1),)\n\n"
+        "def calls():\n    return [(torch.tensor([-4, 3, -2, 5]),)]\n\n"
+        "LANES = ('exir',)\n"
+    )
+    result = run_case(case_from_source(source, "remainder_downstream"), ("exir",), ("cpu",))
+    (wrong,) = [d for d in result.divergences if d.kind == "exir.runtime-result"]
+    assert wrong.data["facts"]["matches_eager_with"] == ["int-remainder-truncated"], wrong
+    # Not explained: runtime outputs that neither eager nor the emulation computes.
+    args = (torch.tensor([-4, 3, -2, 5]),)
+    b = build(case_from_source(source, "r").program, args, {})
+    emulated = emulated_call(b.ep, "int-remainder-truncated", args)
+    other = dataclasses.replace(emulated, outputs=[o + 1 for o in emulated.outputs])
+    for got, names in ((emulated, ["int-remainder-truncated"]), (other, None)):
+        report = LaneReport("exir", "cpu")
+        report.details["ops"] = ["aten.remainder.Scalar", "aten.remainder.Scalar:int64"]
+        found = [Divergence("exir.runtime-result", "call[0]", "values differ", "cpu")]
+        assert explained(found, report, b.ep, args, got, "call[0]") == found
+        assert (report.details.get("explained_by_call") or {}).get(0) == names

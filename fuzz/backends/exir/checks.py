@@ -29,6 +29,7 @@ import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.mirror as mirror
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.emulate import explained
 from fuzz.backends.exir.graph import PlannedTensor
 from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.mapping import map_planned, mapping_counts
@@ -363,7 +364,8 @@ class LaneRun:
         if got is None:  # the binding cannot take a number input (executorch 1.0.1: floats)
             self.report.counters["runtime-input-unsupported"] += 1
             return
-        self._file(compare_results("exir", eager, got, stage, self.device, check_inputs=True))
+        found = compare_results("exir", eager, got, stage, self.device, check_inputs=True)
+        self._file(explained(found, self.report, self.b.ep, fed, got, stage))
 
     def contract_probes(self) -> None:
         """exir.unchecked-contract: inputs just outside range_constraints, or inside them

@@ -1,0 +1,98 @@
+"""Runtime kernel semantics that differ from ATen's, as eager emulations: whether a wrong
+runtime result is what one of them computes.
+
+A kernel fault of the runtime shows in every value computed from the kernel's output: an
+integer remainder that keeps the dividend's sign (corpus/executorch_remainder_int_sign.py)
+makes a float result several ops later wrong, with a tolerance, and a pattern over the
+divergence alone cannot tell that from any other wrong float result of a program that
+happens to hold an integer remainder. So for a call whose runtime result differs from
+eager, the lane runs the exported (ATen) program again under each emulation whose ops the
+program holds (`explained`), and the divergence gets the fact `matches_eager_with`
+(fuzz/facts.py): the emulations whose outputs the runtime's equal, within the same
+tolerances. Observed, not assumed: on that call the runtime computed what the emulated
+semantics compute. An emulation that raises explains nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from fuzz.backends.base import LaneReport
+from fuzz.divergence import Divergence
+from fuzz.observe import CallRecord, observe_call
+from fuzz.oracles.results import compare_results
+from fuzz.tensors import copy_args
+
+aten = torch.ops.aten
+
+
+def _int_remainder_truncated(func: Any, args: tuple, kwargs: dict) -> Any:
+    """`remainder` of integers as C's `%` (the sign of the dividend), i.e. `fmod`."""
+    if func.overloadpacket is not aten.remainder:
+        return NotImplemented
+    a, b = args[0], args[1]
+    a = a if isinstance(a, torch.Tensor) else torch.tensor(a)
+    if a.is_floating_point() or (isinstance(b, torch.Tensor) and b.is_floating_point()):
+        return NotImplemented
+    if isinstance(b, float):
+        return NotImplemented
+    return torch.fmod(a, b)
+
+
+# name -> (an op the program must hold, as fuzz.facts names it; the replacement)
+EMULATIONS: dict[str, tuple[str, Callable[[Any, tuple, dict], Any]]] = {
+    "int-remainder-truncated": ("aten.remainder.", _int_remainder_truncated),
+}
+
+
+class _Replacing(TorchDispatchMode):
+    def __init__(self, replace: Callable[[Any, tuple, dict], Any]):
+        super().__init__()
+        self.replace = replace
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = self.replace(func, args, kwargs)
+        return func(*args, **kwargs) if out is NotImplemented else out
+
+
+def emulated_call(ep: torch.export.ExportedProgram, name: str, args: Sequence[Any]) -> CallRecord:
+    """The exported program on copies of `args` with emulation `name`'s semantics."""
+    module = ep.module()
+    with _Replacing(EMULATIONS[name][1]):
+        return observe_call(module, copy_args(tuple(args)))
+
+
+def explained(
+    found: list[Divergence],
+    report: LaneReport,
+    ep: torch.export.ExportedProgram,
+    args: Sequence[Any],
+    got: CallRecord,
+    stage: str,
+) -> list[Divergence]:
+    """`found` (the divergences of call `stage`, "call[2]") unchanged; when one is an
+    exir.runtime-result, the emulations whose outputs equal the runtime's `got` on this
+    call go to report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`)."""
+    if not any(d.kind == "exir.runtime-result" for d in found):
+        return found
+    ops = " ".join(report.details.get("ops") or ())
+    names = []
+    for name, (op, _) in EMULATIONS.items():
+        if op not in ops:
+            continue
+        try:
+            emulated = emulated_call(ep, name, args)
+        except Exception:
+            report.counters["emulation-error"] += 1
+            continue
+        if not emulated.error and not compare_results("exir", emulated, got, "call", "cpu", True):
+            names.append(name)
+    if names:
+        index = int(stage.removeprefix("call[").removesuffix("]"))
+        report.details.setdefault("explained_by_call", {})[index] = names
+    return found

@@ -59,12 +59,12 @@ class FocusOps(st.SearchStrategy):
         self.names = tuple(names)
         chosen = [i for i, name in enumerate(self.names) if name in preferred]
         share = weights.FOCUS_SHARE / len(chosen) if chosen else 0.0
-        self.weights = {i: share for i in chosen} or None
+        self.odds = {i: share for i in chosen} or None
 
     def do_draw(self, data) -> tuple[str, ...]:
         top = len(self.names) - 1
         return tuple(
-            self.names[data.draw_integer(0, top, weights=self.weights)]
+            self.names[data.draw_integer(0, top, weights=self.odds)]
             for _ in range(weights.FOCUS_SIZE)
         )
 
@@ -186,7 +186,7 @@ def cases(
     that lane's whole op set and says `LANES = (lane,)`. The program's focus (`FocusOps`)
     is drawn first: uniformly, or with `focus`, an object whose `for_lane(lane)` (op names,
     read at each draw) it mostly draws from: a nightly worker's
-    fuzz.campaign.focus.Focus, which moves while the worker explores."""
+    fuzz.campaign.focus.Focus, which moves between rounds."""
     lanes = tuple(lanes)
     lane = draw(st.sampled_from(lanes)) if len(lanes) > 1 else lanes[0]
     names = sorted(op.name for op in op_catalogue.for_lanes((lane,)))

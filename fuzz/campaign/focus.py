@@ -56,11 +56,6 @@ class Focus:
         self.seed, self.due = seed, False
         self.by_lane = self._next()
 
-    @property
-    def ops(self) -> frozenset[str]:
-        """The focus ops of every lane."""
-        return frozenset().union(*self.by_lane.values())
-
     def for_lane(self, lane: str) -> frozenset[str]:
         return self.by_lane.get(lane, frozenset())
 

@@ -7,8 +7,10 @@ decision goes the other way (`flip`: a dim moving to/from 1, a branch threshold 
 `math.sqrt(n)` of another n; a cache must miss or re-check), or changes the type of a
 scalar number input, int <-> float, keeping its value (3 -> 3.0) or not (3 -> 3.5)
 (`retype`: Thunder 0.2.6 does not check number types). Layouts add aliasing inputs (the
-same tensor twice, two views of one base) and non-contiguous inputs. Everything is
-decoded from genes like programs are.
+same tensor twice, two views of one base) and non-contiguous inputs. What a sequence
+varies follows the lane it is for (`PlanStyle`: EXIR keeps the numbers export
+specialized; Thunder draws size 1 more often). Everything is decoded from genes like
+programs are.
 """
 
 from __future__ import annotations

@@ -210,6 +210,19 @@ VARIANTS = {
             return [(torch.randn(8, 96, dtype=torch.float64, generator=g),)]
         """,
     ),
+    # The Max(1, ...) in a later stride of a rank-3 branch value (a topk over the last
+    # dim, k = size // 2), as a fault-benchmark baseline night found it.
+    "torch_cond_max_stride_dense_output:inner-max": (
+        "exir",
+        """
+        def program(x):
+            v, _ = torch.topk(x, x.shape[2] // 2, dim=2)
+            return (torch.cond(v.shape[1] > 5, lambda a: a * 2.0, lambda a: a + 1.0, (v,)),)
+
+        def calls():
+            return [(torch.randn(2, 7, 4),), (torch.randn(3, 6, 6),)]
+        """,
+    ),
     # A negative remainder as an embedding index: the generator's old embedding indices,
     # `remainder(idx.long(), n)` of a float operand with negative values. The runtime's
     # embedding kernel fails its index check (error 0x12), an exir.crash, not a wrong

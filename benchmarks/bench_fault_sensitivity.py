@@ -2,7 +2,7 @@
 fault benchmark (benchmarks/fault_bench.py), generation and one lane, no campaign.
 
     python benchmarks/bench_fault_sensitivity.py FAULT [--ops a,b] [--programs 150]
-                                                 [--seed 1]
+                                                 [--seed 1] [--as-worker]
 
 FAULT is a name in benchmarks/faults (its lane and, unless --ops, the ops it lives in
 come from there). Hypothesis draws --programs cases for the lane with those ops as the
@@ -13,6 +13,10 @@ confirmation re-run). Prints
 programs drawn, programs holding the op, and programs that showed the fault; a night
 that draws the op N times finds the fault with probability about 1 - (1 - p)^N.
 
+`--as-worker`: the programs are drawn as a nightly worker draws them (rounds of
+ROUND_EXAMPLES, its op focus on, no weight on the fault's ops), so "programs holding
+the op" is what a night of that many programs would draw, and each of them is tried.
+
 Cases run in this process (fast, unlike the nightly's workers): a program that kills the
 process, such as a registered ExecuTorch runtime abort (corpus/executorch_amax_empty_abort.py,
 met by logsumexp_squeeze_first's programs), ends the run with no figure.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import sys
 import time
 import types
@@ -35,6 +40,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 import fuzz.ops.weights  # noqa: E402
 from benchmarks.faults import FAULTS  # noqa: E402
+from fuzz.campaign.focus import Focus  # noqa: E402
+from fuzz.campaign.rounds import ROUND_EXAMPLES  # noqa: E402
 from fuzz.case_runner import run_case  # noqa: E402
 from fuzz.prepare import prepare  # noqa: E402
 from fuzz.strategies import cases  # noqa: E402
@@ -60,27 +67,25 @@ def main() -> None:
     parser.add_argument("--ops", default=None, help="comma-separated op names")
     parser.add_argument("--programs", type=int, default=150)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--as-worker", action="store_true", help="draw as a nightly worker")
     args = parser.parse_args()
     module_name, lane = FAULTS[args.fault][:2]
     ops = tuple(args.ops.split(",")) if args.ops else FAULT_OPS[args.fault]
     prepare("on", (), "on")
     fault = importlib.import_module(module_name)
     fault.uninstall()
-    fuzz.ops.weights.FOCUS_WEIGHT = 40  # a third of all programs hold a focus op (flip: 101 of 300)
-    focus = types.SimpleNamespace(for_lane=lambda lane: frozenset(ops))
+    if args.as_worker:
+        focus = Focus((lane,), args.seed, True)
+    else:
+        # A third of all programs hold a focus op (flip: 101 of 300).
+        fuzz.ops.weights.FOCUS_WEIGHT = 40
+        focus = types.SimpleNamespace(for_lane=lambda lane: frozenset(ops))
     counts = {"programs": 0, "with_op": 0, "showed_fault": 0}
 
-    @settings(
-        max_examples=args.programs,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(args.seed)
-    @given(cases(lanes=(lane,), focus=focus))
-    def run(generated):
+    def try_program(generated) -> None:
         counts["programs"] += 1
+        if args.as_worker:
+            focus.explored_program((node.op for node in generated.program.nodes), lane)
         if not any(node.op in ops for node in generated.program.nodes):
             return
         counts["with_op"] += 1
@@ -95,11 +100,36 @@ def main() -> None:
         if _shown(faulty) - _shown(stock):
             counts["showed_fault"] += 1
 
+    examples = ROUND_EXAMPLES if args.as_worker else args.programs
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(cases(lanes=(lane,), focus=focus))
+    def run(generated):
+        if counts["programs"] < args.programs:
+            try_program(generated)
+
+    def run_all() -> None:
+        if not args.as_worker:
+            seed(args.seed)(run)()
+            return
+        for round_no in itertools.count():  # rounds, the focus moving between them
+            if counts["programs"] >= args.programs:
+                return
+            focus.move_if_due()
+            seed(args.seed * 100_000 + round_no)(run)()
+
     started = time.perf_counter()
-    run()
+    run_all()
     share = counts["showed_fault"] / max(counts["with_op"], 1)
     print(
-        f"{args.fault} ({lane}; ops {', '.join(ops)}; seed {args.seed}): {counts}, "
+        f"{args.fault} ({lane}; ops {', '.join(ops)}; seed {args.seed}"
+        f"{'; as a worker' if args.as_worker else ''}): {counts}, "
         f"per program holding the op {share:.1%}, {time.perf_counter() - started:.0f} s"
     )
 

@@ -44,9 +44,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fuzz.divergence import stage_kind
+from fuzz.divergence import call_index, stage_kind
 
-_CALL = re.compile(r"^call\[(\d+)\]")
 _DIGITS = re.compile(r"\d+")
 _NODE_SUFFIX = re.compile(r"(_\d+)+$")
 _INPUT_NAME = re.compile(r"(?<=^[A-Za-z])\d+$|(?<=^arg)\d+$")
@@ -129,10 +128,10 @@ def node_op(name: str | None) -> str:
 
 
 def _flipped(stage: str, facts: ProgramFacts | None) -> str:
-    m = _CALL.match(stage)
-    if facts is None or m is None:
+    index = call_index(stage)
+    if facts is None or index is None:
         return ""
-    return "+".join(facts.flips.get(int(m.group(1)), ())) or "no-flip"
+    return "+".join(facts.flips.get(index, ())) or "no-flip"
 
 
 def _first_trace_op(diff: str) -> str:

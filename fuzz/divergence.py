@@ -103,6 +103,15 @@ def lane_of(kind: str) -> str:
     return kind.split(".", 1)[0]
 
 
+_CALL_STAGE = re.compile(r"^call\[(\d+)\]")
+
+
+def call_index(stage: str) -> int | None:
+    """The call a stage names ("call[2]" -> 2), None for a stage that is no call."""
+    m = _CALL_STAGE.match(stage)
+    return int(m.group(1)) if m else None
+
+
 def stage_kind(stage: str) -> str:
     """A stage without its call index, its probe kept: "call[2]" -> "call",
     "contract[upper]" and "pipeline-variance[repeat]" stay as they are.

@@ -73,9 +73,8 @@ from typing import Any
 
 import torch
 
-from fuzz.divergence import Divergence
+from fuzz.divergence import Divergence, call_index
 
-_CALL = re.compile(r"^call\[(\d+)\]")
 _ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*): ")
 # Thunder's interpreter wraps what a traced function raised: the inner type is the fact.
 _WRAPPED = re.compile(r"^\s*(?:\w+\.)*InterpreterError: Encountered exception ")
@@ -248,10 +247,11 @@ def graph_ops(modules: Iterable[torch.nn.Module]) -> list[str]:
 
 def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) -> dict[str, Any]:
     """The facts of one divergence of a lane run on `calls` (see the module docstring)."""
-    m = _CALL.match(d.stage)
-    index = int(m.group(1)) if m else int(details.get("example_call", 0) or 0)
+    at_call = call_index(d.stage)
+    per_call = at_call is not None  # else a stage that is no call: the example call's facts
+    index = at_call if per_call else int(details.get("example_call", 0) or 0)
     args = calls[index] if 0 <= index < len(calls) else ()
-    ops = (details.get("ops_by_call") or {}).get(index) if m else None
+    ops = (details.get("ops_by_call") or {}).get(index) if per_call else None
     if ops is None:
         ops = details.get("ops")
     facts: dict[str, Any] = {
@@ -261,18 +261,18 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         "dtypes": input_dtypes(args),
         "numbers": number_types(args),
     }
-    at = (details.get("at_by_call") or {}).get(index) if m else None
+    at = (details.get("at_by_call") or {}).get(index) if per_call else None
     if at is None and isinstance(d.data.get("aten"), str):
         at = re.sub(r"(_\d+)+$", "", d.data["aten"].split("/")[-1])
     if at:
         facts["at"] = at
-    origin = (details.get("origin_by_call") or {}).get(index) if m else None
+    origin = (details.get("origin_by_call") or {}).get(index) if per_call else None
     if origin:  # fuzz/backends/exir/origin.py: the first node the lowering got wrong
         facts["origin"] = f"{origin['op']}:{origin['nature']}"
         facts["origin_class"] = origin["class"]
         if "dtype_op" in origin:
             facts["dtype_origin"] = f"{origin['dtype_op']}:{origin['dtype_operands']}"
-    matches = (details.get("explained_by_call") or {}).get(index) if m else None
+    matches = (details.get("explained_by_call") or {}).get(index) if per_call else None
     if matches:  # fuzz/backends/exir/emulate.py: what the runtime's wrong result is
         facts["matches_eager_with"] = list(matches)
     if specialized := details.get("specialized"):  # EXIR: {"s77=3": "to_edge"}

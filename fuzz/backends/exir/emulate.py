@@ -22,7 +22,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from fuzz.backends.base import LaneReport
-from fuzz.divergence import Divergence
+from fuzz.divergence import Divergence, call_index
 from fuzz.observe import CallRecord, observe_call
 from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
@@ -93,6 +93,5 @@ def explained(
         if not emulated.error and not compare_results("exir", emulated, got, "call", "cpu", True):
             names.append(name)
     if names:
-        index = int(stage.removeprefix("call[").removesuffix("]"))
-        report.details.setdefault("explained_by_call", {})[index] = names
+        report.details.setdefault("explained_by_call", {})[call_index(stage)] = names
     return found

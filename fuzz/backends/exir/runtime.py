@@ -119,16 +119,16 @@ class LoadedProgram:
                 os.dup2(saved, 2)
                 os.close(saved)
             log.seek(0)
-            text = log.read().decode(errors="replace") + python_log.getvalue()
-        lines = [line for line in _LOG_LINE.findall(text) if not _LOG_NOISE.match(line)]
+            logged = log.read().decode(errors="replace") + python_log.getvalue()
+        lines = [line for line in _LOG_LINE.findall(logged) if not _LOG_NOISE.match(line)]
         if not lines:
             raise failed
         kept = "; ".join(line[:LOG_LINE_CHARS] for line in lines[-LOG_LINES:])
-        text = f"{failed} (runtime log: {kept})"
+        message = f"{failed} (runtime log: {kept})"
         try:
-            described = type(failed)(text)
+            described = type(failed)(message)
         except Exception:
-            described = RuntimeError(text)
+            described = RuntimeError(message)
         raise described from failed
 
 

@@ -161,24 +161,45 @@ def export_program(
 _NON_CORE = re.compile(r"Operator (?:torch\._ops\.)?(\w+)\.(\w+)\.(\w+) is not in Core ATen")
 
 
+# Non-core operators this process has allowed so far (with the speedups on): passed to
+# every later to_edge, which then need not fail and re-run once per such operator.
+_ALLOWED_NON_CORE: list[Any] = []
+
+
 def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
     """`to_edge(ep)`; an operator outside the Core ATen opset (masked_select, ...) is
-    added to `_core_aten_ops_exception_list`, as the error message itself suggests."""
-    exceptions: list[Any] = []
+    added to `_core_aten_ops_exception_list`, as the error message itself suggests.
+
+    That list is read by the dialect verifiers alone (executorch/exir/verification/
+    verifier.py): an allowed operator the graph does not hold changes nothing. So with
+    the speedups on (fuzz/speedups.py) the operators allowed for earlier programs are
+    allowed from the first try: each failed try re-ran all of `run_decompositions`, a
+    quarter of the lane's to_edge calls in a night (benchmarks/RESULTS.md). With them off,
+    each program learns its own, as a user's script would."""
+    remember = speedups.enabled()
+    exceptions: list[Any] = list(_ALLOWED_NON_CORE) if remember else []
     for _ in range(max_retries):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 return to_edge(
                     copy.deepcopy(ep),
-                    compile_config=EdgeCompileConfig(_core_aten_ops_exception_list=exceptions),
+                    # a copy: the verifiers extend the list they are given
+                    compile_config=EdgeCompileConfig(
+                        _core_aten_ops_exception_list=list(exceptions)
+                    ),
                 )
         except SpecViolationError as e:
             m = _NON_CORE.search(str(e))
             if not m:
                 raise Unsupported(f"edge dialect: {str(e).strip()[:300]}") from e
             ns, op, overload = m.groups()
-            exceptions.append(getattr(getattr(getattr(torch.ops, ns), op), overload))
+            allowed = getattr(getattr(getattr(torch.ops, ns), op), overload)
+            if allowed in exceptions:  # allowed and still refused: not ours to retry
+                raise Unsupported(f"edge dialect: {str(e).strip()[:300]}") from e
+            exceptions.append(allowed)
+            if remember:
+                _ALLOWED_NON_CORE.append(allowed)
     raise Unsupported(f"edge dialect: too many non-core operators {exceptions}")
 
 

@@ -38,18 +38,19 @@ LANES = ("exir",)
 EXPECT = ("exir.crash",)
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py): the runtime
-# returns InvalidArgument (0x12) on a call with an empty input tensor, in a program whose
-# edge graph has index_select (written, or from a repeat_interleave with tensor repeats).
-# Known gap: an empty tensor made inside the program from non-empty inputs (a mask that
-# selects nothing, then repeat_interleave) has no "empty" size fact and is not recognised;
-# without that fact the pattern would claim every InvalidArgument of a program with
-# index_select.
+# returns InvalidArgument (0x12) on a call, in a program whose edge graph has
+# index_select (written, or from a repeat_interleave with tensor repeats), and the
+# runtime's log (captured into the crash, fuzz/backends/exir/runtime.py) has the
+# kernel's check on the empty axis. Until the log was captured the pattern also asked
+# for an empty input ("sizes" fact), and an empty tensor made inside the program from
+# non-empty inputs (a mask that selects nothing) went unrecognised.
 MATCHES = (
     {
         "kind": "exir.crash",
         "stage": "call",
-        "details": r"failed with error 0x12",
-        "facts": {"ops": "aten.index_select.default", "sizes": "empty"},
+        "details": r"failed with error 0x12 \(runtime log: .*index_select: Indexing axis dim "
+        r"should be positive",
+        "facts": {"ops": "aten.index_select.default"},
     },
 )
 # Searched the issue index for "executorch index_select empty tensor Indexing axis dim

@@ -32,7 +32,8 @@ MATCHES = (
     {
         "kind": "exir.crash",
         "stage": "call",
-        "details": r"method->execute\(\) failed with error 0x12",
+        "details": r"method->execute\(\) failed with error 0x12 \(runtime log: .*input tensors "
+        r"have different dim orders",
         "facts": {"ops": "aten.nonzero.default:dim-order"},
     },
 )

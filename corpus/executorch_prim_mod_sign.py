@@ -57,14 +57,15 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # What identifies this bug in a divergence of any program (fuzz/known.py): the runtime
 # rejecting an argument (error 0x12, InvalidArgument) in a program whose edge graph has
 # roll's decomposition: a `%` of symbolic sizes (operator.mod), the fmod of the shifted
-# arange and the index_select it feeds. The runtime's own log line (the index out of
-# range) is not in the divergence, so another fault of index_select in a program that
-# also rolls a dynamic dim would be counted as this one.
+# arange and the index_select it feeds, and the runtime's log (captured into the crash,
+# fuzz/backends/exir/runtime.py) saying index_select's index is out of range. A crash of
+# another check, or of another kernel, in a program that also rolls is not this bug.
 MATCHES = (
     {
         "kind": "exir.crash",
         "stage": "call",
-        "details": r"method->execute\(\) failed with error 0x12",
+        "details": r"method->execute\(\) failed with error 0x12 \(runtime log: .*index\[\d+\] = "
+        r"-?\d+ is out of range .*in operator aten::index_select\.out",
         "facts": {
             "ops": ["operator.mod", "aten.fmod.Scalar", "aten.index_select.default"],
         },

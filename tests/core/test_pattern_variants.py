@@ -346,6 +346,19 @@ VARIANTS = {
             return [(torch.randn(2, 0), torch.zeros(0, dtype=torch.int64))]
         """,
     ),
+    # The empty axis made inside the program from a non-empty input (a mask that selects
+    # nothing): no input is empty, the runtime's log names the check.
+    "executorch_index_select_empty_axis:masked-empty": (
+        "exir",
+        """
+        def program(x):
+            v = x[x > 10]
+            return (v.index_select(0, v.long()) * 2,)
+
+        def calls():
+            return [(torch.tensor([1.0, 2.0, 3.0]),)]
+        """,
+    ),
     # A comparison's bool result plus a literal int, its dtype read by `.to`, 2-d.
     "thunder_bool_int_promotion_int8": (
         "thunder",
@@ -861,6 +874,59 @@ def test_an_index_crash_is_the_remainder_bug_only_with_an_integer_remainder_node
         other = crash | {"kind": kind, "stage": stage, "details": error}
         other["data"] = crash["data"] | {"error": error}
         assert "executorch_remainder_int_sign" not in known(other), error
+
+
+_LOGS_OF_0X12 = {
+    "executorch_index_select_empty_axis": (
+        "[index_util.cpp:71] Check failed (nonempty_size(in, dim) > 0): index_select: "
+        "Indexing axis dim should be positive; nonempty_size(in, dim) = 0; "
+        "[method.cpp:1483] KernelCall failed at instruction 0:3 in operator "
+        "aten::index_select.out: 0x12",
+        ["aten.index_select.default"],
+    ),
+    "executorch_prim_mod_sign": (
+        "[index_util.cpp:94] Check failed (index_ptr[i] >= 0 && index_ptr[i] < "
+        "nonempty_size(in, dim)): index[0] = -1 is out of range [0, 2); [method.cpp:1483] "
+        "KernelCall failed at instruction 0:8 in operator aten::index_select.out: 0x12",
+        ["operator.mod", "aten.fmod.Scalar", "aten.index_select.default"],
+    ),
+    "executorch_nonzero_squeeze_dim_order": (
+        "[tensor_util_portable.cpp:130] Check failed (all_contiguous || all_channels_last): "
+        "2 input tensors have different dim orders; [method.cpp:1483] KernelCall failed at "
+        "instruction 0:2 in operator aten::squeeze_copy.dims_out: 0x12",
+        ["aten.nonzero.default", "aten.nonzero.default:dim-order"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LOGS_OF_0X12))
+def test_an_invalid_argument_crash_is_the_bug_only_with_its_check_in_the_runtime_log(name):
+    """Error 0x12 (InvalidArgument) is every portable kernel's failed check: a pattern on
+    the code and the ops alone would claim a new bug of any kernel in such a program. Each
+    of these bugs is recognised by its own failed check in the runtime's log (as observed
+    on the corpus case), and not with another bug's check, or with no log."""
+    log, ops = _LOGS_OF_0X12[name]
+
+    def crash(runtime_log):
+        error = "RuntimeError: method->execute() failed with error 0x12"
+        if runtime_log is not None:
+            error += f" (runtime log: {runtime_log})"
+        return {
+            "kind": "exir.crash",
+            "stage": "call[0]",
+            "details": "the runtime raised " + error,
+            "data": {"error": error, "facts": {"ops": ops, "sizes": ["empty"]}},
+        }
+
+    source = "import torch\n\ndef program(x):\n    return (x,)\n"
+
+    def known(d):
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    assert name in known(crash(log))
+    others = [other for key, (other, _) in _LOGS_OF_0X12.items() if key != name]
+    for runtime_log in (*others, None):
+        assert name not in known(crash(runtime_log)), runtime_log
 
 
 def test_an_index_out_of_range_made_by_subtraction_is_no_divergence():

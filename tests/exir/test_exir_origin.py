@@ -116,6 +116,47 @@ def test_a_dtype_departure_after_a_values_departure_is_located_too():
     }
 
 
+def floor_index(x, w):
+    return (w.index_select(0, x // 2 + 4),)
+
+
+def test_a_departure_before_the_edge_program_raises_is_located():
+    """The floor-division fault (rounding toward zero) makes an index that is in range in
+    the ATen program (-7 // 2 + 4 == 0) and out of range in the edge program (-3 + 4 ==
+    1, for a one-row `w`): the edge program raises at index_select, as the runtime's
+    kernel fails (exir.crash). The division departed first, and is the origin: the crash
+    and the wrong results of that fault have one origin."""
+    args = (torch.tensor([-7]), torch.randn(1, 3))
+    assert _departure(floor_index, args, fault="export_floordiv_trunc") == {
+        "op": "aten.floor_divide.default",
+        "class": "aten.floor_divide.default",  # not tagged pointwise
+        "nature": "values",
+        "node": "floor_divide",
+    }
+    assert _departure(floor_index, args) is None
+
+
+def test_an_edge_program_that_raises_before_any_departure_raises():
+    """Nothing departs before the raise: nothing is located, and what the edge program
+    raised is raised (fuzz.backends.exir.origin.locate counts it as an origin error)."""
+
+    def program(x):
+        return (torch.sin(x) * 2.0,)
+
+    args = (torch.randn(3, 4),)
+    b = build(program, args, {})
+    edge_ep = b.edge.exported_program()
+    (sin,) = [n for n in edge_ep.graph.nodes if "sin" in str(n.target)]
+    sin.target = _failing_kernel
+    edge_ep.graph_module.recompile()
+    with pytest.raises(RuntimeError, match="kernel check failed"):
+        first_departure(b.ep, edge_ep, args)
+
+
+def _failing_kernel(*args, **kwargs):
+    raise RuntimeError("kernel check failed")
+
+
 def _edge_op(name: str):
     from executorch.exir.dialects._ops import ops as exir_ops
 

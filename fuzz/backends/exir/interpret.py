@@ -75,14 +75,18 @@ class _Recorder(torch.fx.Interpreter):
 
 
 def interpret(
-    ep: torch.export.ExportedProgram, args: tuple, snapshot: bool = False
+    ep: torch.export.ExportedProgram,
+    args: tuple,
+    snapshot: bool = False,
+    into: dict[tuple[GraphPath, str], Any] | None = None,
 ) -> dict[tuple[GraphPath, str], Any]:
     """Every node value of `ep.graph_module` on `args` (CPU tensors), keyed by (path, name).
     With `snapshot`, each value as it was when its node ran (a copy): a view recorded
     before a later node writes its base (the `copy_` that writes back a mutated input)
     would otherwise hold the written values, which its edge counterpart, a `*_copy`
-    node, does not."""
-    store: dict[tuple[GraphPath, str], Any] = {}
+    node, does not. `into`: the dict to record into, which keeps the values of the nodes
+    that ran when a later node raises."""
+    store: dict[tuple[GraphPath, str], Any] = {} if into is None else into
     with torch.no_grad():
         _Recorder(ep.graph_module, (), store, snapshot).run(*program_inputs(ep, args))
     return store

@@ -109,10 +109,26 @@ def first_departure(aten_ep: Any, edge_ep: Any, args: tuple) -> dict[str, str] |
     its ATen node's on `args`, or None (module docstring); plus, when some node departs
     by dtype (this one or a later one), "dtype_op" and "dtype_operands" of the first such
     ATen node (`operand_kinds`): a promotion fault shows there even when an earlier node
-    departs by values (a low-precision reduction before a mixed-type op). Raises what
-    interpreting either program raises."""
+    departs by values (a low-precision reduction before a mixed-type op).
+
+    Raises what interpreting the ATen program raises. The edge program raising is judged
+    by the nodes that ran before it did: a departure among them is the origin (a wrong
+    index computed by a lowered `//` departs there, then fails the indexing op that
+    reads it, as the runtime's kernel did), else what it raised is raised."""
     reference = interpret(aten_ep, copy_args(args), snapshot=True)
-    lowered = interpret(edge_ep, copy_args(args), snapshot=True)
+    lowered: dict = {}
+    try:
+        interpret(edge_ep, copy_args(args), snapshot=True, into=lowered)
+    except Exception:
+        found = _walk(aten_ep, edge_ep, reference, lowered)
+        if found is None:
+            raise
+        return found
+    return _walk(aten_ep, edge_ep, reference, lowered)
+
+
+def _walk(aten_ep: Any, edge_ep: Any, reference: dict, lowered: dict) -> dict[str, str] | None:
+    """`first_departure`'s walk over the values both programs recorded."""
     aten_nodes = {
         (path, n.name): n
         for path, gm in graph_levels(aten_ep.graph_module)

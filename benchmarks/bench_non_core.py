@@ -34,7 +34,8 @@ from fuzz.prepare import prepare  # noqa: E402
 from fuzz.strategies import cases  # noqa: E402
 
 
-def draw(n: int, seed_value: int) -> list:
+def draw(n: int, seed_value: int, lane: str = "exir") -> list:
+    """`n` cases for `lane`, drawn by Hypothesis' generate phase under `seed_value`."""
     drawn = []
 
     @seed(seed_value)
@@ -45,7 +46,7 @@ def draw(n: int, seed_value: int) -> list:
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(cases(lanes=("exir",)))
+    @given(cases(lanes=(lane,)))
     def collect(generated):
         drawn.append(generated)
 

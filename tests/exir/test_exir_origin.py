@@ -71,7 +71,10 @@ def test_a_lowering_fault_is_located_at_the_first_node_it_gets_wrong(
     assert _departure(program, args) is None  # the stock lowering agrees node by node
 
 
-def test_a_wrong_kernel_in_the_edge_graph_is_located_by_its_values():
+def _sin_lowered_with(kernel):
+    """`sin(x) * 2.0`, exported and lowered; then its edge program's sin node runs
+    `kernel`. The ATen program, the edge program and the arguments."""
+
     def program(x):
         return (torch.sin(x) * 2.0,)
 
@@ -79,9 +82,13 @@ def test_a_wrong_kernel_in_the_edge_graph_is_located_by_its_values():
     b = build(program, args, {})
     edge_ep = b.edge.exported_program()
     (sin,) = [n for n in edge_ep.graph.nodes if "sin" in str(n.target)]
-    sin.target = _edge_op("cos")  # the edge program now runs another kernel
+    sin.target = kernel
     edge_ep.graph_module.recompile()
-    found = first_departure(b.ep, edge_ep, args)
+    return b.ep, edge_ep, args
+
+
+def test_a_wrong_kernel_in_the_edge_graph_is_located_by_its_values():
+    found = first_departure(*_sin_lowered_with(_edge_op("cos")))  # another kernel
     assert found == {
         "op": "aten.sin.default",
         "class": "pointwise",
@@ -139,18 +146,8 @@ def test_a_departure_before_the_edge_program_raises_is_located():
 def test_an_edge_program_that_raises_before_any_departure_raises():
     """Nothing departs before the raise: nothing is located, and what the edge program
     raised is raised (fuzz.backends.exir.origin.locate counts it as an origin error)."""
-
-    def program(x):
-        return (torch.sin(x) * 2.0,)
-
-    args = (torch.randn(3, 4),)
-    b = build(program, args, {})
-    edge_ep = b.edge.exported_program()
-    (sin,) = [n for n in edge_ep.graph.nodes if "sin" in str(n.target)]
-    sin.target = _failing_kernel
-    edge_ep.graph_module.recompile()
     with pytest.raises(RuntimeError, match="kernel check failed"):
-        first_departure(b.ep, edge_ep, args)
+        first_departure(*_sin_lowered_with(_failing_kernel))
 
 
 def _failing_kernel(*args, **kwargs):

@@ -27,13 +27,16 @@ def calls():
 LANES = ("exir",)
 EXPECT = ("exir.crash",)
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
-# What identifies this bug in a divergence of any program (fuzz/known.py).
+# What identifies this bug in a divergence of any program (fuzz/known.py): a runtime
+# InvalidArgument whose log (fuzz/backends/exir/runtime.py) is a kernel's dim-order check
+# ("2 input tensors have different dim orders" of squeeze_copy and the elementwise ops,
+# "tensor_is_default_or_channels_last_dim_order(in)" of the reductions), in a program
+# whose nonzero output has a non-default dim order.
 MATCHES = (
     {
         "kind": "exir.crash",
         "stage": "call",
-        "details": r"method->execute\(\) failed with error 0x12 \(runtime log: .*input tensors "
-        r"have different dim orders",
+        "details": r"method->execute\(\) failed with error 0x12 \(runtime log: .*dim[ _]order",
         "facts": {"ops": "aten.nonzero.default:dim-order"},
     },
 )

@@ -150,6 +150,22 @@ VARIANTS = {
             return [(torch.tensor([[1.0, -2.0], [3.0, 4.0]]),)]
         """,
     ),
+    # The empty tensor made inside the program: an expand to a number input that is 0,
+    # then a cat (the tenth session's fault-benchmark night, filed as new while the
+    # pattern asked for an empty input).
+    "executorch_prune_empty_cat_symbolic_full:expand-to-zero": (
+        "exir",
+        """
+        def program(x0, x1):
+            v = x0.unsqueeze(0).expand(x1, *x0.shape)
+            return (torch.cat([v, v], dim=1),)
+
+        def calls():
+            return [(torch.randn(2, 4), 0)]
+
+        DIMS = {"x0": {0: (2, 3)}}
+        """,
+    ),
     # Two conds with other branch ops: the first cond's result is overwritten.
     "executorch_cond_output_overwritten": (
         "exir",
@@ -940,6 +956,33 @@ def test_an_invalid_argument_crash_is_the_bug_only_with_its_check_in_the_runtime
     others = [other for key, (other, _) in _LOGS_OF_0X12.items() if key != name]
     for runtime_log in (*others, None):
         assert name not in known(crash(runtime_log)), runtime_log
+
+
+def test_an_int_list_the_emitter_cannot_box_is_the_prune_bug_only_at_a_symbolic_full():
+    """The emitter's "Unsupported type encountered in int list" is the empty-cat pruning
+    bug where the node it marks is a full.out with a symbol in its size list (the pass's
+    raw SymInt), not at another node or a full of plain sizes."""
+    head = "InternalError: Failed with error: Unsupported type encountered in int list.\nAt: "
+    full = (
+        "%aten_full_default : [num_users=1] = call_function[target=torch.ops.aten.full.out]"
+        "(args = (({sizes}), 0), kwargs = {{out: %alloc}})"
+    )
+    other = (
+        "%aten_view_copy_default : [num_users=1] = call_function[target=torch.ops.aten."
+        "view_copy.out](args = (%x0, [s4, 2]), kwargs = {out: %alloc})"
+    )
+    source = "import torch\n\ndef program(x):\n    return (x,)\n"
+
+    def known(at):
+        error = head + at + "\nHere is the node in the graph module:\ngraph():"
+        d = {"kind": "exir.crash", "stage": "to_executorch", "details": error, "data": {}}
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    name = "executorch_prune_empty_cat_symbolic_full"
+    assert known(full.format(sizes="0, 2*s4, 4")) == [name]
+    assert known(full.format(sizes="s4, 0")) == [name]
+    assert name not in known(full.format(sizes="0, 6, 4"))
+    assert name not in known(other)
 
 
 def test_an_index_out_of_range_made_by_subtraction_is_no_divergence():

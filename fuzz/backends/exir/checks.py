@@ -183,7 +183,7 @@ class LaneRun:
                 report.skipped = f"no finite upper bound: {proof[0]}: {str(error).strip()[:300]}"
                 report.counters["unsupported-skip"] += 1
                 return
-        what = error_text(error)
+        what = pipeline.stage_error_text(error)
         self._file([Divergence("exir.crash", "to_executorch", what, self.device, {"error": what})])
 
     def pipelines(self) -> None:

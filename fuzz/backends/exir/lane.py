@@ -75,7 +75,6 @@ from fuzz.backends.exir.checks import Calls, LaneRun, Settings
 from fuzz.backends.exir.inputs import derive_dims, lane_reference, pick_example
 from fuzz.case import Case
 from fuzz.divergence import Divergence
-from fuzz.errors import error_text
 from fuzz.facts import announce, graph_ops, size_tags
 from fuzz.observe import CallRecord
 from fuzz.tensors import copy_args
@@ -151,7 +150,7 @@ class ExirLane:
                 return report
             if e.program is not None:
                 report.details["ops"] = graph_ops([e.program.graph_module])
-            what = error_text(e.error)
+            what = pipeline.stage_error_text(e.error)
             report.divergences.append(
                 Divergence("exir.crash", e.stage, what, device, {"error": what})
             )

@@ -58,6 +58,23 @@ from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.speedups import install as install_speedups
 from fuzz.errors import FuzzError, error_text
 
+# The node an FX pass, an ExecuTorch pass or the emitter names as the failing one, in the
+# graph its error message prints ("Here is the node in the graph module: ... --> %node").
+_MARKED_NODE = re.compile(r"^--> (.+)$", re.M)
+
+
+def stage_error_text(error: BaseException) -> str:
+    """`error_text(error)`, with the node the message marks as failing ("--> %node ...")
+    on a line of its own after the first, "At: %node ...": the printed graph runs past the
+    text's limit in most programs, and which node failed is what tells one bug from
+    another (a registered bug's pattern names it, fuzz/known.py)."""
+    text = error_text(error)
+    marked = _MARKED_NODE.search(str(error))
+    if marked is None:
+        return text
+    first, _, rest = text.partition("\n")
+    return f"{first}\nAt: {marked.group(1).strip()[:300]}\n{rest}".rstrip("\n")
+
 
 class ExportRefused(FuzzError):
     """torch.export (or the edge dialect) declined the program: a skip, not a divergence."""

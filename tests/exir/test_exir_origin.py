@@ -123,6 +123,50 @@ def test_a_dtype_departure_after_a_values_departure_is_located_too():
     }
 
 
+def bincount_checked(x):
+    v = torch.bincount(x.abs().long().clamp(max=7), minlength=8)
+    torch._check(v.shape[0] == 8)
+    return (v * 2,)
+
+
+def test_a_size_taken_of_a_tensor_is_not_compared_with_the_tensor():
+    """The `sym_size` the `torch._check` reads descends from bincount's node in the edge
+    program (meta['from_node']); as the last such node it was compared with bincount's
+    tensor, and every program like this departed "by values" on the stock stacks (a
+    floor-division fault's night merged two findings on that false origin)."""
+    args = (torch.tensor([1.0, -2.0, 3.0, 0.5]),)
+    assert _departure(bincount_checked, args, {0: {0: (2, 8)}}) is None
+
+
+def test_uninitialized_memory_is_compared_by_dtype_and_shape_only():
+    """`new_empty` holds whatever memory held: its values agree with nothing, and a
+    program that fills one departed there by values on the stock stacks. Here the edge
+    program's empty tensor holds NaNs (as memory might); nothing departs. A wrong shape of
+    it still departs."""
+
+    def program(x):
+        return (x.new_empty((x.shape[0], 2)).fill_(1.5) + x.sum(),)
+
+    args = (torch.randn(3),)
+    b = build(program, args, {0: {0: (2, 8)}})
+    edge_ep = b.edge.exported_program()
+    (empty,) = [n for n in edge_ep.graph.nodes if "empty" in str(n.target)]
+    empty.target = _nan_filled
+    edge_ep.graph_module.recompile()
+    assert first_departure(b.ep, edge_ep, args) is None
+    empty.target = _one_row_short
+    edge_ep.graph_module.recompile()
+    assert first_departure(b.ep, edge_ep, args)["nature"] == "shape"
+
+
+def _nan_filled(size, **kwargs):
+    return torch.full(size, float("nan"))
+
+
+def _one_row_short(size, **kwargs):
+    return torch.full((size[0] - 1, *size[1:]), float("nan"))
+
+
 def floor_index(x, w):
     return (w.index_select(0, x // 2 + 4),)
 

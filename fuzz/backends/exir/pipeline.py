@@ -190,9 +190,9 @@ def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
     That list is read by the dialect verifiers alone (executorch/exir/verification/
     verifier.py): an allowed operator the graph does not hold changes nothing. So with
     the speedups on (fuzz/speedups.py) the operators allowed for earlier programs are
-    allowed from the first try: each failed try re-ran all of `run_decompositions`, a
-    quarter of the lane's to_edge calls in a night (benchmarks/RESULTS.md). With them off,
-    each program learns its own, as a user's script would."""
+    allowed from the first try: each failed try re-ran all of `run_decompositions`
+    (benchmarks/bench_non_core.py measures the saving). With them off, each program
+    learns its own, as a user's script would."""
     remember = speedups.enabled()
     exceptions: list[Any] = list(_ALLOWED_NON_CORE) if remember else []
     for _ in range(max_retries):
@@ -201,7 +201,7 @@ def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
                 warnings.simplefilter("ignore")
                 return to_edge(
                     copy.deepcopy(ep),
-                    # a copy: the verifiers extend the list they are given
+                    # a copy: upstream's verifiers may extend a list they are given
                     compile_config=EdgeCompileConfig(
                         _core_aten_ops_exception_list=list(exceptions)
                     ),

@@ -484,6 +484,34 @@ VARIANTS = {
             return [(torch.randn(2, 3, 0),)]
         """,
     ),
+    # arange's length traced one short: an int number input as the end, a `>` decision.
+    "thunder_arange_step_length_truncated:number": (
+        "thunder",
+        """
+        def program(x, n):
+            idx = torch.arange(0, n, 2)
+            if idx.shape[0] > 2:
+                return (x[:1] * 2.0,)
+            return (x[:1] + idx.sum(),)
+
+        def calls():
+            return [(torch.randn(4), 5)]
+        """,
+    ),
+    # The generator's form: every other column (index_select), a branch on its count.
+    "thunder_arange_step_length_truncated:index_select": (
+        "thunder",
+        """
+        def program(x):
+            v = torch.index_select(x, 1, torch.arange(0, x.shape[1], 2))
+            if v.shape[1] == 2:
+                return (v * 10.0,)
+            return (v + 1.0,)
+
+        def calls():
+            return [(torch.randn(2, 5),)]
+        """,
+    ),
     # index_select on a dim that is empty in an intermediate (a split piece), not an input.
     "thunder_arange_empty_zero_dim:take": (
         "thunder",

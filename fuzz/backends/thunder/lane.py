@@ -46,6 +46,7 @@ from fuzz.backends.thunder.oracles.cache import (
     unsound_hit,
     unsound_hit_without_fresh_trace,
 )
+from fuzz.backends.thunder.repairs import REPAIRS, repaired
 from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
 from fuzz.oracles.aliasing import compare_aliasing
@@ -241,9 +242,13 @@ class ThunderLane:
         report: LaneReport,
     ) -> None:
         """The control: run the default (constant values) cache and note, on every
-        divergence, whether it diverges there too."""
+        divergence, whether it diverges there too; then the diagnostic repairs
+        (fuzz/backends/thunder/repairs.py): a divergence that a re-run with one upstream
+        bug repaired does not show says so in data["repaired_by"]."""
         if self.control and report.divergences:
             self._annotate_with_control(case, calls, reference, device, report)
+            for name in REPAIRS:
+                self._annotate_with_repair(name, case, calls, reference, device, report)
 
     def _compare(self, expected: CallRecord, record: CallRecord, stage: str, device: str):
         """The per-call oracles: results, then aliasing and input mutation."""
@@ -272,6 +277,32 @@ class ThunderLane:
             for d in report.divergences
         ]
 
+    def _annotate_with_repair(self, name, case, calls, reference, device, report):
+        """Re-run the sequence (this lane's cache) with the repair `name`; when the repair
+        changed what Thunder computed, a divergence of a kind the re-run checks
+        (`_compare`'s: not an unsound hit) that it no longer shows gets
+        data["repaired_by"]."""
+        with repaired(name) as use:
+            jf = self._jit(case.program, self.cache)
+            shown, checked = set(), set()
+            for i, (args, expected) in enumerate(zip(calls, reference)):
+                record = observe_call(jf, copy_args(args))
+                checked.add(f"call[{i}]")
+                shown.update(
+                    (d.kind, d.stage) for d in self._compare(expected, record, f"call[{i}]", device)
+                )
+        if not use.changed:
+            return
+        report.divergences = [
+            dataclasses.replace(d, data=d.data | {"repaired_by": name})
+            if d.kind in _COMPARED
+            and d.stage in checked
+            and (d.kind, d.stage) not in shown
+            and "repaired_by" not in d.data
+            else d
+            for d in report.divergences
+        ]
+
 
 class TraceTexts:
     """The initial and execution trace texts of a call, printed once per cache entry: a
@@ -289,6 +320,9 @@ class TraceTexts:
         self._printed[id(traces)] = (traces, texts)  # holding `traces` keeps its id unique
         return texts
 
+
+# The kinds `ThunderLane._compare` reports (results, crashes, aliasing).
+_COMPARED = ("thunder.wrong-result", "thunder.crash", "thunder.aliasing")
 
 # Bookkeeping symbols of a trace, not ops of the program.
 _NOT_OPS = ("PrimIDs.UNPACK", "PrimIDs.RETURN", "PrimIDs.DEL", "PrimIDs.COMMENT")

@@ -19,7 +19,8 @@ every field the pattern gives matches:
              must match it ({"error_type": "IndexError"}). A divergence without the fact
              does not match.
     data     {field: value}: exact values of the divergence's data fields
-             ({"control": "diverges too"}, {"needed": 1, "planned": 2})
+             ({"control": "diverges too"}, {"needed": 1, "planned": 2}; Thunder's
+             {"repaired_by": "number-rounding"}, fuzz/backends/thunder/repairs.py)
     source   a regular expression searched in the program's source. Use it only where no
              fact says the same thing, and make it specific: a regex over how a program
              happens to be rendered blankets ordinary programs and misses variants

@@ -22,6 +22,8 @@ import types
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 
 def _live_nodes(program) -> list[bool]:
     """Per node: whether one of its values reaches an output."""
@@ -41,28 +43,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tree", default=str(Path(__file__).resolve().parents[1]))
     args = parser.parse_args()
+    from benchmarks.draws import each_case  # this checkout's, before --tree goes first
+
     sys.path.insert(0, str(Path(args.tree).resolve()))
 
     import sympy
-    from hypothesis import HealthCheck, Phase, given, seed, settings
 
     import fuzz.ops.weights as weights
-    from fuzz.strategies import cases
-
-    def draw(n, focus, visit):
-        @seed(args.seed)
-        @settings(
-            max_examples=n,
-            deadline=None,
-            database=None,
-            phases=[Phase.generate],
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(cases(lanes=(args.lane,), focus=focus))
-        def run(generated):
-            visit(generated)
-
-        run()
 
     ops = Counter()
 
@@ -71,7 +58,7 @@ def main() -> None:
             ops["drawn"] += 1
             ops["dead"] += not live
 
-    draw(args.programs, None, count)
+    each_case(count, args.programs, args.lane, seed=args.seed)
 
     flips = Counter()
 
@@ -100,7 +87,8 @@ def main() -> None:
                     break
 
     weights.FOCUS_WEIGHT = 40
-    draw(400, types.SimpleNamespace(for_lane=lambda lane: frozenset({"flip"})), count_flips)
+    focus = types.SimpleNamespace(for_lane=lambda lane: frozenset({"flip"}))
+    each_case(count_flips, 400, args.lane, seed=args.seed, focus=focus)
     share = ops["dead"] / max(ops["drawn"], 1)
     print(f"{args.lane}, seed {args.seed}, {args.tree}: ops {dict(ops)} ({share:.1%} dead)")
     print(f"flip as focus (400 programs): {dict(flips)}")

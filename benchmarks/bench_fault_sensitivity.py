@@ -36,15 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-
 import fuzz.ops.weights  # noqa: E402
+from benchmarks.draws import each_case  # noqa: E402
 from benchmarks.faults import FAULTS  # noqa: E402
 from fuzz.campaign.focus import Focus  # noqa: E402
 from fuzz.campaign.rounds import ROUND_EXAMPLES  # noqa: E402
 from fuzz.case_runner import run_case  # noqa: E402
 from fuzz.prepare import prepare  # noqa: E402
-from fuzz.strategies import cases  # noqa: E402
 
 # The ops each fault lives in (the fault's own docstring says where it is).
 FAULT_OPS = {
@@ -100,29 +98,19 @@ def main() -> None:
         if _shown(faulty) - _shown(stock):
             counts["showed_fault"] += 1
 
-    examples = ROUND_EXAMPLES if args.as_worker else args.programs
-
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(cases(lanes=(lane,), focus=focus))
     def run(generated):
         if counts["programs"] < args.programs:
             try_program(generated)
 
     def run_all() -> None:
         if not args.as_worker:
-            seed(args.seed)(run)()
+            each_case(run, args.programs, lane, seed=args.seed, focus=focus)
             return
         for round_no in itertools.count():  # rounds, the focus moving between them
             if counts["programs"] >= args.programs:
                 return
             focus.move_if_due()
-            seed(args.seed * 100_000 + round_no)(run)()
+            each_case(run, ROUND_EXAMPLES, lane, seed=args.seed * 100_000 + round_no, focus=focus)
 
     started = time.perf_counter()
     run_all()

@@ -26,32 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-
 import fuzz.backends.exir.pipeline as pipeline  # noqa: E402
+from benchmarks.draws import draw  # noqa: E402
 from fuzz.case_runner import run_case  # noqa: E402
 from fuzz.prepare import prepare  # noqa: E402
-from fuzz.strategies import cases  # noqa: E402
-
-
-def draw(n: int, seed_value: int, lane: str = "exir") -> list:
-    """`n` cases for `lane`, drawn by Hypothesis' generate phase under `seed_value`."""
-    drawn = []
-
-    @seed(seed_value)
-    @settings(
-        max_examples=n,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(cases(lanes=(lane,)))
-    def collect(generated):
-        drawn.append(generated)
-
-    collect()
-    return drawn
 
 
 def main() -> None:
@@ -62,7 +40,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     logging.disable(logging.WARNING)
     prepare("on", (), "on")
-    drawn = draw(args.programs, args.seed)
+    drawn = draw(args.programs, args.seed, "exir")
 
     real_to_edge = pipeline.to_edge
     calls = {"per program": 0, "remembered": 0}

@@ -297,27 +297,16 @@ def run_generated(mode: str, programs: int, seed: int) -> dict:
     """The Thunder lane over `programs` generated programs (see the module docstring)."""
     from collections import Counter
 
-    import hypothesis
-    from hypothesis import HealthCheck, Phase, given, settings
-
     _, cache = _thunder_for(mode)
+    from benchmarks.draws import each_case
     from fuzz.backends.eager import run_eager
     from fuzz.backends.thunder import ThunderLane
     from fuzz.defaults import MAX_OPS
-    from fuzz.strategies import cases
     from fuzz.tensors import materialize
 
     lane = ThunderLane(cache=cache, control=False)
     totals: Counter = Counter()
 
-    @settings(
-        max_examples=programs,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(cases(lanes=("thunder",), max_ops=MAX_OPS))
     def run(generated):
         calls = materialize(generated.case, 0, "cpu")
         report = lane.run(generated.case, calls, run_eager(generated.case, calls), "cpu")
@@ -328,7 +317,7 @@ def run_generated(mode: str, programs: int, seed: int) -> dict:
         totals["unsound-hits"] += sum(d.kind == "thunder.unsound-hit" for d in report.divergences)
 
     t0 = time.perf_counter()
-    hypothesis.seed(seed)(run)()
+    each_case(run, programs, "thunder", seed=seed, max_ops=MAX_OPS)
     return {"mode": mode, "seconds": time.perf_counter() - t0, **totals}
 
 

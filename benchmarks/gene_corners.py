@@ -11,13 +11,14 @@ Figures: benchmarks/RESULTS.md (eighth session)."""
 
 import sys
 from collections import Counter
+from pathlib import Path
 
-import sympy
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import seed as hseed
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fuzz.ops import dtypes
-from fuzz.strategies import cases
+import sympy  # noqa: E402
+
+from benchmarks.draws import each_case  # noqa: E402
+from fuzz.ops import dtypes  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 stats = Counter()
@@ -80,19 +81,6 @@ def check(g):
 lane = sys.argv[2] if len(sys.argv) > 2 else "thunder"
 
 
-@hseed(int(sys.argv[3]) if len(sys.argv) > 3 else 0)
-@settings(
-    max_examples=N,
-    database=None,
-    deadline=None,
-    phases=[Phase.generate],
-    suppress_health_check=list(HealthCheck),
-)
-@given(cases(lanes=(lane,)))
-def run(g):
-    check(g)
-
-
-run()
+each_case(check, N, lane, seed=int(sys.argv[3]) if len(sys.argv) > 3 else 0)
 stats["distinct ops"] = len(seen)
 print(lane, dict(sorted(stats.items())))

@@ -18,9 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-
-from fuzz.strategies import cases  # noqa: E402
+from benchmarks.draws import each_case  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1500
 counts: Counter = Counter()
@@ -44,20 +42,7 @@ def count(generated) -> None:
         counts["outside"] += number or small
 
 
-@seed(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
-@settings(
-    max_examples=N,
-    database=None,
-    deadline=None,
-    phases=[Phase.generate],
-    suppress_health_check=list(HealthCheck),
-)
-@given(cases(lanes=("exir",)))
-def run(generated):
-    count(generated)
-
-
 if __name__ == "__main__":
-    run()
+    each_case(count, N, "exir", seed=int(sys.argv[2]) if len(sys.argv) > 2 else 1)
     share = counts["outside"] / max(counts["calls"], 1)
     print(dict(counts), f"outside share {share:.1%}")

@@ -332,17 +332,14 @@ def why_missed(programs: int, seed: int) -> None:
     import re
     from collections import Counter
 
-    import hypothesis
-    from hypothesis import HealthCheck, Phase, given, settings
-
     thunder, cache = _thunder_for("symbolic-fixed")
     from thunder import _cache_info_ctx, _get_cache_info
 
+    from benchmarks.draws import each_case
     from fuzz.backends.thunder.lane import _executors
     from fuzz.backends.thunder.oracles.cache import normalize_trace
     from fuzz.defaults import MAX_OPS
     from fuzz.observe import observe_call
-    from fuzz.strategies import cases
     from fuzz.tensors import copy_args, materialize
 
     def rejection(jf, entry, args) -> str:
@@ -361,14 +358,6 @@ def why_missed(programs: int, seed: int) -> None:
     example: dict = {}
     totals: Counter = Counter()
 
-    @settings(
-        max_examples=programs,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(cases(lanes=("thunder",), max_ops=MAX_OPS))
     def run(generated):
         totals["programs"] += 1
         calls = materialize(generated.case, 0, "cpu")
@@ -390,7 +379,7 @@ def why_missed(programs: int, seed: int) -> None:
                 example.setdefault(form, (text[:300], generated.source, i))
             seen += [(e, trace) for e in entries if e not in before]
 
-    hypothesis.seed(seed)(run)()
+    each_case(run, programs, "thunder", seed=seed, max_ops=MAX_OPS)
     print(dict(totals))
     for form, n in forms.most_common():
         text, source, call = example[form]

@@ -12,11 +12,14 @@ fault, the same nightly with `--plugin benchmarks.faults.<name>`:
 
 The rule that attributes findings to the fault (simple and honest): a finding counts for
 the fault when its bucket does not appear in the baseline run of its lane (same seed,
-budget, workers). Per fault, from OUT/<name>/report.json:
+budget, workers), or when it does but its case file passes when replayed without the
+plugin (`python -m fuzz.outcome CASE LANE cpu`, with this checkout; buckets are coarse,
+and a baseline false alarm in the flip fault's bucket hid a found flip fault). Per fault,
+from OUT/<name>/report.json:
 
-* found: yes when a finding with status "new" has a bucket not in the baseline;
+* found: yes when a finding with status "new" is the fault's by the rule above;
 * new buckets: those findings; distinct bugs: report.json's merged "distinct_bugs"
-  entries with such a bucket when the report has them, else the new buckets;
+  entries with such a finding when the report has them, else the new buckets;
 * first detection: the time of the first "new bucket" event (supervisor events) of a
   new finding's bucket or of a bucket merged into one (triage files the smallest
   program of a root cause, not the earliest), seconds since the campaign started; else
@@ -119,6 +122,19 @@ def first_detection(doc: dict[str, Any], buckets: set[str]) -> float | None:
     return None
 
 
+def diverges_without_plugins(path: str | None, lane: str) -> bool | None:
+    """Whether a finding's case file diverges when replayed without any plugin
+    (`python -m fuzz.outcome CASE LANE cpu`); None when that cannot be told."""
+    if not path or not Path(path).is_file():
+        return None
+    cmd = [sys.executable, "-m", "fuzz.outcome", path, lane, "cpu"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith("OUTCOME "):
+            return json.loads(line[len("OUTCOME ") :])["status"] != "pass"
+    return None
+
+
 def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
     """One row of the table: what the campaign with fault `name` found beyond the
     baseline of its lane."""
@@ -127,15 +143,29 @@ def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
     if "error" in doc:
         return {**row, "error": doc["error"], "command": doc.get("command")}
     base = buckets_of(baseline)
-    findings = [f for f in doc.get("findings", []) if f["bucket"] not in base]
+    # A new finding in a bucket the baseline also has is still the fault's when its case
+    # passes without the plugin: buckets are coarse, and a baseline false alarm in the
+    # same one hid a found fault.
+    replayed = {
+        f["path"]: diverges_without_plugins(f.get("path"), lane)
+        for f in doc.get("findings", [])
+        if f["bucket"] in base and f["status"] == "new"
+    }
+    findings = [
+        f
+        for f in doc.get("findings", [])
+        if f["bucket"] not in base or replayed.get(f.get("path")) is False
+    ]
     new = [f for f in findings if f["status"] == "new"]
     new_buckets = {f["bucket"] for f in new}
     attributable = {f["bucket"] for f in findings if f["status"] not in KNOWN}
     if "distinct_bugs" in doc:
+        theirs = {f.get("path") for f in findings} - {None}
         bugs = [
             b
             for b in doc["distinct_bugs"]
             if {b.get("bucket"), *(p.get("bucket") for p in b.get("programs", []))} - base
+            or {b.get("path"), *(p.get("path") for p in b.get("programs", []))} & theirs
         ]
         distinct = len(bugs)
         distinct_source = "distinct_bugs"
@@ -212,7 +242,7 @@ def markdown(rows: list[dict[str, Any]], baselines: dict[str, dict[str, Any]], a
         )
     lines.append(
         "- first detection: seconds from the campaign's start (worker start-up included) "
-        "to the first `new bucket` event of a bucket the baseline did not have"
+        "to the first `new bucket` event of a bucket of the fault's findings"
     )
     lines.append(
         f"- each fault: the baseline's command with `--plugin benchmarks.faults.<name>` "

@@ -39,7 +39,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
     specialized  EXIR: the stages ("to_edge", "to_executorch") whose guards made a dim
                 static that the exported program declares dynamic (its ShapeEnv gained
                 s77 -> 3): the lowered program then plans and accepts the example's
-                size only (LaneReport.details["specialized"]); absent when none did
+                size only (LaneReport.details["specialized"]); absent when none did.
+                With "empty-at-example" besides when such a dim sizes a value that is
+                empty at the export example but not always (`x[2:]` of 2 rows; details
+                "specialized_empty")
     matches_eager_with  EXIR calls whose runtime result differs from eager: the emulated
                 kernel semantics under which the exported program computes what the
                 runtime did ("int-remainder-truncated"), fuzz/backends/exir/emulate.py;
@@ -277,6 +280,8 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["matches_eager_with"] = list(matches)
     if specialized := details.get("specialized"):  # EXIR: {"s77=3": "to_edge"}
         facts["specialized"] = sorted(set(specialized.values()))
+        if details.get("specialized_empty"):  # a specialized dim sized an empty value
+            facts["specialized"].append("empty-at-example")
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)
     if kind := error_type(quoted):
         facts["error_type"] = kind

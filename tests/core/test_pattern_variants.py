@@ -771,6 +771,35 @@ VARIANTS = {
         DIMS = {"x0": {0: (3, 6), 1: (3, 6), 2: (3, 6), 3: (3, 6)}}
         """,
     ),
+    # As the fixes-on campaign (seed 2026) found it: the piece split off a dim of size 1
+    # added in front, its second piece empty at the example.
+    "torch_decompositions_specialize_empty_at_example:unsqueezed": (
+        "exir",
+        """
+        def program(x):
+            return torch.tensor_split(x.unsqueeze(0), (2,), 1)
+
+        def calls():
+            return [(torch.randn(2, 1),), (torch.randn(3, 1),)]
+
+        DIMS = {"x": {0: (2, 4)}}
+        """,
+    ),
+    # Another in-place op through the eval dropout, with a nonzero p.
+    "torch_dropout_eval_identity_mutation_lost:add_": (
+        "exir",
+        """
+        import torch.nn.functional as F
+
+        def program(x):
+            v = F.dropout(x, p=0.3, training=False)
+            v.add_(1.0)
+            return (v.sum(0),)
+
+        def calls():
+            return [(torch.randn(3, 2),)]
+        """,
+    ),
     # float16, over two of three dims with keepdim, of a matmul's result (as found).
     "executorch_var_half_accumulator:float16-matmul": (
         "exir",

@@ -56,10 +56,35 @@ def _live_input_dims(ep: torch.export.ExportedProgram) -> dict[str, Any]:
     }
 
 
+# Symbols that size a value of the exported program that is empty at the export example
+# (`x[2:]` of an example of 2 rows: s77 - 2 is 0 at the example, not always). Read at
+# `freeze`, for the `specialized` fact: run_decompositions then guards Eq(s77 - 2, 0)
+# where export suppressed it, and specializes the dim (corpus/torch_decompositions_
+# specialize_empty_at_example.py).
+_EMPTY_AT_EXAMPLE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _sizes_empty_at_example(ep: torch.export.ExportedProgram) -> frozenset[str]:
+    out: set[str] = set()
+    for node in ep.graph.nodes:
+        for val in pytree.tree_leaves(node.meta.get("val")):
+            for size in val.shape if isinstance(val, torch.Tensor) else ():
+                if isinstance(size, torch.SymInt) and size.node.hint == 0:
+                    out.update(str(s) for s in size.node.expr.free_symbols)
+    return frozenset(out)
+
+
 def freeze(ep: torch.export.ExportedProgram) -> None:
     """Keep the contract `ep` declares now (call it right after export): later guards in
     its ShapeEnv no longer change what the contract check and the probes read."""
     _FROZEN[ep] = _live_input_dims(ep)
+    _EMPTY_AT_EXAMPLE[ep] = _sizes_empty_at_example(ep)
+
+
+def empty_at_example(ep: torch.export.ExportedProgram) -> frozenset[str]:
+    """The symbols ("s77") of sizes that are 0 at the export example but not constant,
+    as read at `freeze` (empty when it was not called)."""
+    return _EMPTY_AT_EXAMPLE.get(ep, frozenset())
 
 
 def _input_dims(ep: torch.export.ExportedProgram) -> dict[str, Any]:

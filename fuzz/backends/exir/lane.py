@@ -164,6 +164,8 @@ class ExirLane:
         }
         if b.specialized:  # dims the contract declares dynamic, made static by the lowering
             report.details["specialized"] = dict(b.specialized)
+            if b.specialized_empty:
+                report.details["specialized_empty"] = sorted(b.specialized_empty)
             report.counters["specialized-by-lowering"] += 1
         self.check_build(b, lane_calls, device, report)
         return report

@@ -1,0 +1,65 @@
+"""Known upstream bug (torch 2.13 run_decompositions, through ExecuTorch's to_edge): a value
+that is empty at the export example makes the lowering specialize its dim, silently.
+
+`tensor_split(x, (2,), 0)` of an example with 2 rows has a second piece of size
+`s77 - 2`: 0 at the example, not for the other sizes export declares (s77 in [2, 3];
+export narrows the declared [2, 6] itself, from a contiguity guard `s77 - 2 < 2`, and
+says so in `range_constraints`). Export evaluates `Eq(s77 - 2, 0)` with the guard
+suppressed; `run_decompositions` (which `to_edge` runs) evaluates it again when it wraps
+the value in a FunctionalTensor (`_make_wrapper_subclass`), this time as a guard:
+"Ignored guard Eq(s77 - 2, 0) == True, this could result in accuracy problems", s77 -> 2.
+The decomposed program is static at the example's sizes
+(`ep.run_decompositions().range_constraints` is empty), so the plan holds 2 rows and a
+call with 3, which the exported program accepts, is refused by the runtime
+(`set_inputs` error 0x10) or, where it fits the rounded-up buffer, computed with the
+planned sizes. No error is raised while lowering. Eager returns both pieces for every
+size.
+
+The same happens for `x[2:]`, `narrow(0, 1, n - 2)` and `zeros(n - 2)` at such an
+example (torch alone: `torch.export.export(...).run_decompositions()`); where export
+also keeps a guard that refuses the other sizes, the calls are outside the contract and
+nothing shows. Found by the fixes-on EXIR campaign (seed 2026): a
+`tensor_split(v.unsqueeze(0), (2,), 1)` whose second piece was empty at the example.
+"""
+
+import torch
+
+
+def program(x):
+    return torch.tensor_split(x, (2,), 0)
+
+
+def calls():
+    return [(torch.randn(2, 1),), (torch.randn(3, 1),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (2, 6)}}
+EXPECT = ("exir.under-allocation", "exir.crash")
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
+# What identifies this bug in a divergence of any program (fuzz/known.py): to_edge
+# specialized a declared dynamic dim that sizes a value empty at the export example (the
+# lane's `specialized` fact, "empty-at-example"), and a later call of another size finds
+# the plan too small or is refused by the runtime.
+MATCHES = (
+    {
+        "kind": "exir.under-allocation",
+        "stage": "call",
+        "details": r"planned \[.*\] \(\d+ bytes\) but",
+        "facts": {"specialized": ["to_edge", "empty-at-example"]},
+    },
+    {
+        "kind": "exir.crash",
+        "stage": "call",
+        "details": r"method->(set_inputs|execute)\(\) (for method '\w+' )?failed",
+        "facts": {"specialized": ["to_edge", "empty-at-example"]},
+    },
+)
+# Searched the issue index (pytorch/pytorch, pytorch/executorch) for "run_decompositions
+# tensor_split specializes dynamic dimension", "tensor_split dynamic shapes guard
+# specialization export symbolic" and "Ignored guard run_decompositions FunctionalTensor
+# empty": no report of this. Related: pytorch/pytorch#119321 (slicing with SymInt bounds
+# forced specialization in non-strict export, closed) and the unbacked form of a slice
+# decomposition's guard, corpus/torch_slice_decomposition_unbacked_guard.py.
+UPSTREAM = None
+CLASS = "bug"

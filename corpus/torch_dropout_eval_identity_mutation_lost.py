@@ -1,0 +1,56 @@
+"""Known upstream bug (torch 2.13 export): an in-place write through `F.dropout(x,
+training=False)` mutates `x` in eager, and the exported program drops that mutation.
+
+Eager `dropout` with `train=False` (or p=0) returns its input tensor itself, although
+its schema (`dropout(Tensor input, float p, bool train) -> Tensor`) declares no alias.
+Export's decomposition returns `input.clone()` instead (torch/_decomp: `dropout`), so
+the write below lands in a copy: the exported program has no mutation of x (its
+signature lists none), and the caller's x keeps its old values where eager overwrote
+them. The returned values agree; what differs is the input after the call: the
+aliasing oracle sees the signature without the mutation (exir.aliasing E4) and the
+result oracle the input's values after the call (exir.runtime-result). Found by the fixes-on EXIR
+campaign (seed 2026): `dropout_eval` followed by `copy_` on its result.
+"""
+
+import torch
+import torch.nn.functional as F
+
+
+def program(x, y):
+    v = F.dropout(x, p=0.0, training=False)
+    v.copy_(y * 2.0)
+    return (v + 1,)
+
+
+def calls():
+    return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(5, 4), torch.randn(5, 4))]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.aliasing", "exir.runtime-result")
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
+# What identifies this bug in a divergence of any program (fuzz/known.py): eager mutates
+# an input that the exported program does not, in a program that calls dropout (which
+# reaches the edge program as a clone, so no fact names it; eager's identity return is
+# dropout's own, and the other identity-returning ops declare their alias).
+MATCHES = (
+    {
+        "kind": "exir.aliasing",
+        "stage": "call",
+        "details": r"eager mutates input \d+ but the exported program has no mutation for it",
+        "source": r"\bdropout\(",
+    },
+    {
+        "kind": "exir.runtime-result",
+        "stage": "call",
+        "details": r"^input \d+ after the call \(mutation\): values differ",
+        "source": r"\bdropout\(",
+    },
+)
+# Searched the issue index for "dropout eval returns input alias export clone mutation
+# lost": pytorch/pytorch#195422 (torch.compile drops an in-place mutation of an input made
+# through F.dropout's identity return; closed) and the fix, pytorch/pytorch#185981
+# ("Preserve no-op dropout identity in decomposition": the decomposition returns the input
+# itself, and post-dispatch export then records the input mutation; fixes #160241).
+UPSTREAM = "https://github.com/pytorch/pytorch/issues/195422"
+CLASS = "bug"

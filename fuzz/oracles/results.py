@@ -5,8 +5,8 @@ ops, so bit equality is not expected); integers and bools exactly; NaN equals Na
 
 A float16 or bfloat16 output outside its tolerance is judged once more against the call
 computed in float64 (eager's `reference64`), as torch._dynamo's accuracy check does: it
-is no divergence when eager itself is within the tolerance of the float64 value and the
-lane's error is at most `REFEREE_FACTOR` times eager's (root mean square over the
+is no divergence when eager itself is within a few tolerances of the float64 value
+(`ROUNDING_DOMINATED`) and the lane's error is at most `REFEREE_FACTOR` times eager's (root mean square over the
 output), plus a noise floor: a tenth of the dtype's atol, or one rounding step of the
 dtype at the output's scale when that is larger (a six-element float16 output near 2,
 where a step is 0.002, was judged with a floor of 0.0001). A lowering that runs a fused
@@ -44,6 +44,13 @@ TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
 
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 REFEREE_FACTOR = 2.0
+# How far from float64 eager itself may be, in tolerances, for the referee to judge.
+# Past one tolerance the output is dominated by the dtype's rounding (the bfloat16
+# product of 36 factors each rounded to bfloat16: eager 3.5 % from float64, where Thunder,
+# multiplying in float32, is 5 %: both are that far only through the rounded factors).
+# Far past it, float64 computes something else (another branch) and eager's error is no
+# scale at all.
+ROUNDING_DOMINATED = 4.0
 
 
 def within_eager_error(expected: Any, actual: Any, reference: Any) -> bool:
@@ -76,7 +83,7 @@ def within_eager_error(expected: Any, actual: Any, reference: Any) -> bool:
         return float(t.square().mean().sqrt())
 
     eager_error, lane_error = rms(exp - ref), rms(act - ref)
-    if eager_error > atol + rtol * rms(ref):
+    if eager_error > ROUNDING_DOMINATED * (atol + rtol * rms(ref)):
         return False  # eager is far from float64 itself: no scale to judge by
     # Noise floor: a tenth of atol, or one rounding step (eps) at the output's scale,
     # whichever is larger. Over a few elements eager can be closer than half a step by

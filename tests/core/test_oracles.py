@@ -251,6 +251,24 @@ def test_a_small_half_output_one_rounding_step_off_is_noise_and_three_steps_are_
     assert not within_eager_error(eager, eager + 3 * 2**-9, ref64)
 
 
+def test_a_rounding_dominated_half_output_is_judged_and_a_far_lane_still_flagged():
+    """The fixes-on Thunder campaign's false alarm (seed 2026): the bfloat16 product of 36
+    factors, each a bfloat16-rounded square root. Eager (39936) multiplies in bfloat16,
+    Thunder in float32 (40704, the product of the rounded factors rounded once); the
+    float64 program (38595.3) never rounds the factors. Eager is 3.5 % from float64, past
+    one bfloat16 tolerance, and Thunder 5.5 %: the rounding of the factors, not a bug. A
+    lane 25 % off is still flagged, and an eager output far past a few tolerances
+    (another branch in float64) still leaves the mismatch standing."""
+    from fuzz.oracles.results import within_eager_error
+
+    ref64 = torch.tensor(38595.29244408307, dtype=torch.float64)
+    eager = torch.tensor(39936.0, dtype=torch.bfloat16)
+    assert within_eager_error(eager, torch.tensor(40704.0, dtype=torch.bfloat16), ref64)
+    assert not within_eager_error(eager, torch.tensor(48384.0, dtype=torch.bfloat16), ref64)
+    far = torch.tensor(52224.0, dtype=torch.bfloat16)  # 35 % from float64
+    assert not within_eager_error(far, far + 256, ref64)
+
+
 def test_the_referee_judges_only_what_it_can():
     from fuzz.oracles.results import within_eager_error
 

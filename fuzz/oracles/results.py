@@ -6,8 +6,8 @@ ops, so bit equality is not expected); integers and bools exactly; NaN equals Na
 A float16 or bfloat16 output outside its tolerance is judged once more against the call
 computed in float64 (eager's `reference64`), as torch._dynamo's accuracy check does: it
 is no divergence when eager itself is within a few tolerances of the float64 value
-(`ROUNDING_DOMINATED`) and the lane's error is at most `REFEREE_FACTOR` times eager's (root mean square over the
-output), plus a noise floor: a tenth of the dtype's atol, or one rounding step of the
+(`ROUNDING_DOMINATED`) and the lane's error is at most `REFEREE_FACTOR` times eager's
+(root mean square over the output), plus a noise floor: a tenth of the dtype's atol, or one rounding step of the
 dtype at the output's scale when that is larger (a six-element float16 output near 2,
 where a step is 0.002, was judged with a floor of 0.0001). A lowering that runs a fused
 half-precision op as several rounded steps (a decomposed logsumexp, then `x + it` cancelling) is as

@@ -7,14 +7,15 @@ A float16 or bfloat16 output outside its tolerance is judged once more against t
 computed in float64 (eager's `reference64`), as torch._dynamo's accuracy check does: it
 is no divergence when eager itself is within a few tolerances of the float64 value
 (`ROUNDING_DOMINATED`) and the lane's error is at most `REFEREE_FACTOR` times eager's
-(root mean square over the output), plus a noise floor: a tenth of the dtype's atol, or one rounding step of the
-dtype at the output's scale when that is larger (a six-element float16 output near 2,
-where a step is 0.002, was judged with a floor of 0.0001). A lowering that runs a fused
-half-precision op as several rounded steps (a decomposed logsumexp, then `x + it` cancelling) is as
-imprecise as eager is, just differently; one that loses precision eager keeps (a
-cumulative sum added in float16) or computes something else is several times worse. The
-divergence then stays, marked `within_eager_error` in its data, and the case runner sets
-it aside and counts it (fuzz.case_runner).
+(root mean square over the output), plus a noise floor: a tenth of the dtype's atol, or
+one rounding step of the dtype at the output's scale when that is larger (a six-element
+float16 output near 2, where a step is 0.002, was judged with a floor of 0.0001). A
+lowering that runs a fused half-precision op as several rounded steps (a decomposed
+logsumexp, then `x + it` cancelling) is as imprecise as eager is, just differently; one
+that loses precision eager keeps (a cumulative sum added in float16) or computes
+something else is several times worse. The divergence then stays, marked
+`within_eager_error` in its data, and the case runner sets it aside and counts it
+(fuzz.case_runner).
 
 A mismatch of shape, or of an exact (int or bool) output, is judged against the float64
 call too: when eager's own output has another shape or other values in float64, eager's

@@ -24,6 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+FLIPS = ("flip", "flip_dims")  # one dim, several (one op until 2026-12-04)
+
 
 def _live_nodes(program) -> list[bool]:
     """Per node: whether one of its values reaches an output."""
@@ -68,7 +70,7 @@ def main() -> None:
     def count_flips(generated):
         program = generated.program
         for node, live in zip(program.nodes, _live_nodes(program)):
-            dims = dict(node.attrs).get("dims") if node.op == "flip" else None
+            dims = dict(node.attrs).get("dims") if node.op in FLIPS else None
             if dims is None:
                 continue
             flips["flip"] += 1
@@ -87,7 +89,7 @@ def main() -> None:
                     break
 
     weights.FOCUS_WEIGHT = 40
-    focus = types.SimpleNamespace(for_lane=lambda lane: frozenset({"flip"}))
+    focus = types.SimpleNamespace(for_lane=lambda lane: frozenset(FLIPS))
     each_case(count_flips, 400, args.lane, seed=args.seed, focus=focus)
     share = ops["dead"] / max(ops["drawn"], 1)
     print(f"{args.lane}, seed {args.seed}, {args.tree}: ops {dict(ops)} ({share:.1%} dead)")

@@ -48,7 +48,7 @@ from fuzz.prepare import prepare  # noqa: E402
 FAULT_OPS = {
     "logsumexp_squeeze_first": ("logsumexp_dims",),
     "export_floordiv_trunc": ("floordiv", "floordiv_number"),
-    "thunder_flip_size1": ("flip",),
+    "thunder_flip_size1": ("flip", "flip_dims"),
 }
 
 

@@ -51,7 +51,7 @@ def check(g):
     for n in p.nodes:
         attrs = dict(n.attrs)
         t = p.types[n.args[0]]
-        if n.op == "flip":
+        if n.op in ("flip", "flip_dims"):
             stats["flip"] += 1
             dims = attrs["dims"]
             if len(dims) >= 2:

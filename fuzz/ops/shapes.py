@@ -1,5 +1,6 @@
-"""Shape ops: F.pad (constant, reflect, replicate), repeat, tile, flip, roll, split,
-chunk, tensor_split, unbind, tril/triu, diagonal, movedim, flatten and unflatten.
+"""Shape ops: F.pad (constant, reflect, replicate), repeat, tile, flip (one dim or
+several), roll, split, chunk, tensor_split, unbind, tril/triu, diagonal, movedim, flatten
+and unflatten.
 
 Each form is valid at every call: reflect pads by less than the dim's smallest size and
 replicate only non-empty dims (eager raises otherwise). The NUMBER of outputs of split,
@@ -105,9 +106,18 @@ def _tile(types, syms, pick):
 
 
 def _flip(types, syms, pick):
-    (t,) = types  # one dim, or (half the time, rank >= 2) two to all, in any order
-    n = 1 if t.rank == 1 or pick.flag() else 2 + pick.index(t.rank - 1)
-    dims = tuple(pick.sample(range(t.rank), n))
+    (t,) = types  # one dim; several are flip_dims'
+    return Built({"dims": (pick.index(t.rank),)}, (_like(t, t.shape),))
+
+
+def _flip_dims(types, syms, pick):
+    """Two to all dims of a rank >= 2 operand, in any order: a form of its own, as the
+    reductions over several dims are (reductions_multi.py), so that its draws are spent
+    where a lowering handles several dims at once. (Until 2026-12-04 `flip` flipped
+    several dims at half its draws on rank >= 2 operands, and a third of its operands
+    were rank 1: one flip in three or four was over several dims.)"""
+    (t,) = types
+    dims = tuple(pick.sample(range(t.rank), 2 + pick.index(t.rank - 1)))
     return Built({"dims": dims}, (_like(t, t.shape),))
 
 
@@ -294,6 +304,7 @@ _OPS = (
     _op("repeat", "shape", "{out} = {0}.repeat{reps}", _ranked(1), _repeat),
     _op("tile", "shape", "{out} = torch.tile({0}, {reps})", _ranked(1), _tile),
     _op("flip", "shape", "{out} = torch.flip({0}, {dims})", _ranked(1), _flip),
+    _op("flip_dims", "shape", "{out} = torch.flip({0}, {dims})", _ranked(2), _flip_dims),
     _op("roll", "shape", "{out} = torch.roll({0}, {shift}, {dims})", _ranked(1), _roll),
     _op(
         "roll_number",

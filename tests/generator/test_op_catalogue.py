@@ -14,7 +14,7 @@ import torch
 from fuzz import ops
 from fuzz.calls import CallPlan
 from fuzz.case import case_from_source
-from fuzz.ops import dtypes
+from fuzz.ops import dtypes, reductions_multi
 from fuzz.ops.spec import NumberType, Picker, Symbols, TensorType
 from fuzz.program import Node, Program
 from fuzz.render import render_case
@@ -154,7 +154,13 @@ def test_ops_that_accept_possibly_empty_dims_are_right_about_it():
             if program is not None:
                 accepted.append(op.name)
                 _check_against_eager(op, program, _sizes(EDGE))
-    assert len(set(accepted)) >= len(ops.CATALOGUE) - 5, set(ops.BY_NAME) - set(accepted)
+    missing = set(ops.BY_NAME) - set(accepted)
+    # The reductions over several dims that eager leaves undefined on an empty dim (mean,
+    # amax, var, ...) take two dims that are never empty, and every input here has a dim
+    # that can be empty (s0) or only one such dim (test_ops_reduce.py covers them).
+    several = {name for name in missing if name.endswith("_dims")}
+    assert several <= {op.name for op in reductions_multi.OPS}, several
+    assert len(missing - several) <= 5, missing
     # mean over an empty dim is nan, not an error: check the dims these ops pick.
     for name in ("mean", "amax", "select"):
         for gene in itertools.product(range(4), repeat=2):

@@ -35,7 +35,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 ("aten.mul.Tensor:dtype"; nature dtype, shape or values), and
                 origin_class, that op's class ("pointwise", "view" or the op itself);
                 absent when the edge program agrees with the ATen program (the fault is
-                later) (fuzz/backends/exir/origin.py, LaneReport.details["origin_by_call"])
+                later) (fuzz/backends/exir/origin.py, LaneReport.details["origin_by_call"]);
+                Thunder wrong results: the first value the program assigns that Thunder
+                gets wrong, "<catalogue op>:<nature>" ("flip_dims:values"), origin_class
+                the op (fuzz/backends/thunder/origin.py)
     specialized  EXIR: the stages ("to_edge", "to_executorch") whose guards made a dim
                 static that the exported program declares dynamic (its ShapeEnv gained
                 s77 -> 3): the lowered program then plans and accepts the example's

@@ -31,13 +31,15 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      values in programs with the same control flow and data-dependent ops (the same
      higher-order ops, custom ops and tagged ops such as a non-default dim order:
      `figure_key`), whatever elementwise ops surround them; or
- (e) both start at the same wrong node (facts "origin", `origin_key`, EXIR): the first
-     ATen node whose value the edge program gets wrong on the diverging call is of the
-     same op with the same nature of difference (dtype, shape or values), whatever
+ (e) both start at the same wrong node (facts "origin", `origin_key`): the first
+     ATen node whose value the edge program gets wrong on the diverging call (EXIR), or
+     the first value of the program Thunder gets wrong (Thunder wrong results), is of
+     the same op with the same nature of difference (dtype, shape or values), whatever
      kind the divergence took further down (a wrong result in one program, a short
-     buffer in another: one lowering fault). A wrong *dtype* at a pointwise op keys on
-     the class, not the op: pointwise ops share one type-promotion rule, so a promotion
-     fault shows at mul in one program and at add in the next.
+     buffer in another: one lowering fault) and whatever shape decision flipped. A wrong
+     *dtype* at a pointwise op keys on the class, not the op: pointwise ops share one
+     type-promotion rule, so a promotion fault shows at mul in one program and at add
+     in the next.
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 

@@ -113,6 +113,9 @@ class Finding:
             "merged_into": self.merged_into,
             "absorbed": self.absorbed,
             "merge_reason": self.merge_reason,
+            # the program, when no case file holds it (known, duplicate, flaky, ...): so
+            # that a finding called a registered bug can be checked against that bug
+            "source": self.source if self.path is None else None,
             # the explored program, when shrinking changed it (a drifted finding shows it)
             "first_source": self.first_source if self.first_source != self.source else None,
         }

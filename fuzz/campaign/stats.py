@@ -51,6 +51,9 @@ class LaneStats:
     errors: int = 0  # the harness raised while running this lane
     known: Counter = dataclasses.field(default_factory=Counter)  # kind -> programs (registered)
     known_as: Counter = dataclasses.field(default_factory=Counter)  # corpus case -> programs
+    # corpus case -> the shortest program recognised as it: no case file holds the programs
+    # set aside as registered bugs, and a pattern that claims a new bug must be auditable
+    known_examples: dict[str, str] = dataclasses.field(default_factory=dict)
     buckets: Counter = dataclasses.field(default_factory=Counter)  # new bucket -> programs
     families: Counter = dataclasses.field(default_factory=Counter)  # coverage of ran programs
     ops: Counter = dataclasses.field(default_factory=Counter)  # op name -> checked programs
@@ -90,6 +93,7 @@ class LaneStats:
             "errors": self.errors,
             "known": dict(self.known),
             "known_as": dict(self.known_as.most_common()),
+            "known_examples": dict(sorted(self.known_examples.items())),
             "covered": self.covered,
             "unchecked": self.unchecked,
             "oracle_error_programs": self.oracle_errors,
@@ -134,8 +138,8 @@ class CampaignStats:
     def lane(self, key: str) -> LaneStats:
         return self.lanes.setdefault(key, LaneStats())
 
-    def add_example(self, msg: Example) -> None:
-        """Fold one worker `Example` message in."""
+    def add_example(self, msg: Example, source: str | None = None) -> None:
+        """Fold one worker `Example` message in (`source`: the program, from its `Start`)."""
         self.time["generation"] += msg.gen_s
         if msg.cached:
             self.cached += 1
@@ -167,6 +171,9 @@ class CampaignStats:
             st.oracle_errors += int(bool((rec.get("counters") or {}).get("oracle-error")))
             st.known.update(set(rec.get("known", ())))
             st.known_as.update(set(rec.get("known_as", ())))
+            for case in rec.get("known_as", ()) if source else ():
+                if len(source) < len(st.known_examples.get(case, source + " ")):
+                    st.known_examples[case] = source
             st.buckets.update(set(rec.get("buckets", ())))
             st.flaky.update(set(rec.get("flaky", ())))
             st.counters.update(rec.get("counters", {}))

@@ -182,6 +182,7 @@ class Supervisor:
         elif isinstance(msg, LaneStart):
             slot.lane, slot.since = (msg.lane, msg.device), now
         elif isinstance(msg, Example):
+            source = slot.current.source if slot.current is not None else None
             if not msg.cached:
                 slot.current, slot.lane = None, None
             if msg.phase == "shrink" and slot.shrinking is not None:
@@ -189,7 +190,7 @@ class Supervisor:
             if msg.phase == "explore" and not msg.cached:
                 host = self.hosts.setdefault(slot.host or "?", Counter())
                 host.update(msg.lanes.keys())
-            self.stats.add_example(msg)
+            self.stats.add_example(msg, source)
         elif isinstance(msg, Candidate):
             if msg.phase == "shrink" or not msg.final:
                 slot.shrinking = None if msg.final else msg.bucket

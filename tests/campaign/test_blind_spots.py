@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fuzz.campaign import report_md
-from fuzz.campaign.protocol import Example, Hello
+from fuzz.campaign.protocol import Example, Hello, Start
 from fuzz.campaign.report import (
     ORACLE_ERROR_SHARE_LIMIT,
     OUTSIDE_CONTRACT_LIMIT,
@@ -330,3 +330,21 @@ def test_the_outside_contract_calls_are_counted_by_why(tmp_path):
     doc = _report(tmp_path, ("exir",), [record, record])
     assert doc["checked"]["exir/cpu"]["outside_contract_by"] == {"dim-range": 2, "number": 6}
     assert "outside-contract rate 66.7% (number 6, dim-range 2)" in render_markdown(doc)
+
+
+def test_programs_set_aside_as_registered_bugs_keep_an_example_to_audit(tmp_path):
+    """No case file holds a program recognised as a registered bug while exploring, so
+    report.json keeps the shortest one per corpus case (its source, from `Start`)."""
+    sup = Supervisor(campaign_settings(tmp_path, lanes=("exir",)))
+    slot = sup.slots[0]
+    sup.started(slot)
+    sup.on_message(slot, Hello(1, "node-a", {}, {}, {}, sup.harness))
+    sources = ["x = long_program()\n", "x = short()\n", "x = not_known()\n"]
+    known = [["corpus/a.py"], ["corpus/a.py", "corpus/b.py"], []]
+    for n, (source, cases) in enumerate(zip(sources, known), start=1):
+        sup.on_message(slot, Start(n, "explore", str(n), source))
+        rec = {"kinds": ["exir.crash"] if cases else [], "known_as": cases, "skipped": None}
+        sup.on_message(slot, Example(n, "explore", 0.1, 1.0, lanes={"exir/cpu": rec}))
+    lane = build_report(sup)["stats"]["lanes"]["exir/cpu"]
+    assert lane["known_as"] == {"corpus/a.py": 2, "corpus/b.py": 1}
+    assert lane["known_examples"] == {"corpus/a.py": sources[1], "corpus/b.py": sources[1]}

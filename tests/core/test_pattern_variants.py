@@ -30,6 +30,23 @@ INDEX = CorpusIndex.of([DirectoryCorpus(INDEX_DIR)])
 
 # "case" or "case:form" (a second form of one case's bug) -> (lane, program source).
 VARIANTS = {
+    # The sym_min exists only once decomposed: a replicate pad of a diagonal (min(s0, s2)
+    # long) indexes with a clamp sized by it (a fault-benchmark baseline, 2026-12-04).
+    "executorch_sym_min_edge_verifier:decomposed": (
+        "exir",
+        """
+        import torch.nn.functional as F
+
+        def program(x):
+            d = torch.diagonal(x, 0, 0, 2)
+            return (F.pad(d.unsqueeze(1), (2, 2), mode="replicate").squeeze(1) * 2.0,)
+
+        def calls():
+            return [(torch.randn(3, 1, 4),), (torch.randn(5, 1, 2),)]
+
+        DIMS = {"x": {0: (2, 6), 2: (2, 6)}}
+        """,
+    ),
     # Rows picked by a mask (2-d, dynamic columns) fed to a cond on the backed size.
     "executorch_cond_unbacked_operand_replay:rows": (
         "exir",
@@ -412,6 +429,31 @@ VARIANTS = {
         """,
     ),
     # repeat_interleave along a dim of size 1, with other ops around it: a view again.
+    "thunder_einsum_layout_contiguous_copies": (
+        "thunder",
+        """
+        def program(x):
+            v = torch.einsum("i,j->ij", x, x)
+            return (v[0], v.contiguous().view(-1))
+
+        def calls():
+            return [(torch.randn(3),)]
+        """,
+    ),
+    # As found: pieces of the contiguous einsum result next to a row of the result.
+    "thunder_einsum_layout_contiguous_copies:split": (
+        "thunder",
+        """
+        def program(x, n):
+            v = torch.einsum("i,j->ij", x, x)
+            w = v.contiguous().view(*v.shape[:-2], -1)
+            a, b, c = torch.tensor_split(w, 3, 0)
+            return (v[n % v.shape[0]], a, b, torch.neg(c))
+
+        def calls():
+            return [(torch.randn(2), 0)]
+        """,
+    ),
     "thunder_repeat_interleave_view": (
         "thunder",
         """

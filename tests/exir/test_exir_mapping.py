@@ -10,7 +10,7 @@ import torch
 
 import fuzz.custom_ops  # noqa: F401
 from fuzz.backends.exir.interpret import interpret
-from fuzz.backends.exir.mapping import map_planned, mapping_counts, same_operator
+from fuzz.backends.exir.mapping import _edge_same, map_planned, mapping_counts, same_operator
 from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.pipeline import build
 
@@ -176,3 +176,20 @@ def calls():
     assert report.counters["planned-mapped"] >= 6 and report.counters["planned-unmapped"] == 0
     assert report.details["unmapped"] == {} and report.details["mapping"]["edge"] >= 3
     assert report.counters["tensors-checked"] > 0 and report.counters["tensors-unmapped"] == 0
+
+
+def test_an_edge_node_of_the_planned_name_and_operator_holds_its_value_only_if_alike():
+    """to_executorch's re-traces may renumber the nodes of one operator: the planned copy
+    of a lifted bfloat16 scalar once had the name of the edge program's int64 [4, 5]
+    copy, and was judged against it (a false exir.under-allocation, 2026-12-04)."""
+    planned_graph, edge_graph = torch.fx.Graph(), torch.fx.Graph()
+    a, b = planned_graph.placeholder("x"), edge_graph.placeholder("x")
+    planned = planned_graph.call_function(torch.ops.aten.add.out, (a, a))
+    edge = edge_graph.call_function(torch.ops.aten.add.Tensor, (b, b))
+    planned.meta["val"] = torch.empty((), dtype=torch.bfloat16)
+    edge.meta["val"] = torch.empty(4, 5, dtype=torch.int64)
+    assert not _edge_same(planned, edge)
+    edge.meta["val"] = torch.empty((), dtype=torch.float32)
+    assert not _edge_same(planned, edge)
+    edge.meta["val"] = torch.empty((), dtype=torch.bfloat16)
+    assert _edge_same(planned, edge)

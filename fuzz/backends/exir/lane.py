@@ -63,9 +63,11 @@ the GPU (a call the lane runs again on its copies runs on the host).
 
 from __future__ import annotations
 
+import copy
 import time
+import warnings
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import torch
 
@@ -150,6 +152,10 @@ class ExirLane:
                 return report
             if e.program is not None:
                 report.details["ops"] = graph_ops([e.program.graph_module])
+                if e.stage == "to_edge":  # what it rejected may exist only once decomposed
+                    report.details["ops"] = sorted(
+                        {*report.details["ops"], *decomposed_ops(e.program)}
+                    )
             what = pipeline.stage_error_text(e.error)
             report.divergences.append(
                 Divergence("exir.crash", e.stage, what, device, {"error": what})
@@ -164,8 +170,8 @@ class ExirLane:
         }
         if b.specialized:  # dims the contract declares dynamic, made static by the lowering
             report.details["specialized"] = dict(b.specialized)
-            if b.specialized_empty:
-                report.details["specialized_empty"] = sorted(b.specialized_empty)
+            if empty := b.specialized_empty:
+                report.details["specialized_empty"] = empty
             report.counters["specialized-by-lowering"] += 1
         self.check_build(b, lane_calls, device, report)
         return report
@@ -206,3 +212,17 @@ class ExirLane:
             run.close()
         report.timings["runtime"] += run.runtime_seconds
         report.timings["checks"] += time.perf_counter() - t - run.runtime_seconds
+
+
+def decomposed_ops(ep: Any) -> list[str]:
+    """The ops of `ep` once decomposed (`run_decompositions`, what to_edge verifies), for
+    the facts of a to_edge crash: a replicate pad of a diagonal decomposes into indexing
+    sized `torch.sym_min(s0, s2)`, the Python function the edge verifier rejects
+    (corpus/executorch_sym_min_edge_verifier.py), which the exported program does not
+    hold. Empty when decomposing raises too."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return graph_ops([copy.deepcopy(ep).run_decompositions().graph_module])
+    except Exception:  # noqa: BLE001 - the crash is reported either way
+        return []

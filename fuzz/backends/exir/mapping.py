@@ -154,7 +154,18 @@ def _edge_same(node: torch.fx.Node, edge: torch.fx.Node) -> bool:
     if is_control_flow(node):
         return is_control_flow(edge) and _control_flow_kind(edge) == _control_flow_kind(node)
     planned = schema_name(node.target)
-    return planned is not None and planned == schema_name(edge.target)
+    return planned is not None and planned == schema_name(edge.target) and _alike(node, edge)
+
+
+def _alike(node: torch.fx.Node, edge: torch.fx.Node) -> bool:
+    """The two values have one dtype and rank. A name and an operator alone can name
+    another node: to_executorch's re-traces may renumber the nodes of one operator (a
+    `_to_dim_order_copy` of a lifted scalar took the name of the edge program's `.long()`
+    of a [4, 5] tensor, and was judged against it: a false under-allocation)."""
+    a, b = node.meta.get("val"), edge.meta.get("val")
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.dtype == b.dtype and a.dim() == b.dim()
+    return True
 
 
 def map_planned(

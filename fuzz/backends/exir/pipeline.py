@@ -291,15 +291,17 @@ class ExirBuild:
     # symbol=value -> the stage that specialized a dim the exported contract declares
     # dynamic (fuzz.backends.exir.contract.specialized): {"s77=3": "to_edge"}
     specialized: dict[str, str] = dataclasses.field(default_factory=dict)
-    # those of them that size a value empty at the export example ("s77=2")
-    specialized_empty: set[str] = dataclasses.field(default_factory=set)
 
     def note_specialized(self, stage: str) -> None:
-        empty = contract.empty_at_example(self.ep)
         for sym in contract.specialized(self.ep):
             self.specialized.setdefault(sym, stage)
-            if sym.partition("=")[0] in empty:
-                self.specialized_empty.add(sym)
+
+    @property
+    def specialized_empty(self) -> list[str]:
+        """The specialized dims ("s77=2") whose symbol sizes a value that is empty at the
+        export example (contract.empty_at_example)."""
+        empty = contract.empty_at_example(self.ep)
+        return sorted(sym for sym in self.specialized if sym.partition("=")[0] in empty)
 
     @property
     def et_program(self):

@@ -46,6 +46,7 @@ from fuzz.backends.thunder.oracles.cache import (
     unsound_hit,
     unsound_hit_without_fresh_trace,
 )
+from fuzz.backends.thunder.origin import first_departure, line_op, with_origin
 from fuzz.backends.thunder.repairs import REPAIRS, repaired
 from fuzz.case import Case
 from fuzz.observe import CallRecord, observe_call
@@ -117,13 +118,7 @@ def failing_op(case: Case, jf, args: tuple) -> str:
         return "unknown"
     if not frames:
         return "unknown"
-    line = frames[-1].lineno
-    meta = getattr(case.module, "META", None) if case.module is not None else None
-    if isinstance(meta, dict) and line in meta.get("lines", {}):
-        return meta["lines"][line]
-    text = case.source.splitlines()[line - 1] if line <= len(case.source.splitlines()) else ""
-    called = re.search(r"(torch(?:\.\w+)+)\(|\.(\w+)\(", text)
-    return (called.group(1) or called.group(2)) if called else f"line {line}"
+    return line_op(case, frames[-1].lineno)
 
 
 class ThunderLane:
@@ -249,6 +244,27 @@ class ThunderLane:
             self._annotate_with_control(case, calls, reference, device, report)
             for name in REPAIRS:
                 self._annotate_with_repair(name, case, calls, reference, device, report)
+        self._annotate_with_origin(case, calls, report)
+
+    def _annotate_with_origin(self, case, calls, report):
+        """The first value Thunder gets wrong on each call with a wrong result
+        (fuzz/backends/thunder/origin.py), as the facts "origin" and "origin_class" of
+        that call's wrong results (report.details["origin_by_call"], as EXIR's)."""
+        origins = report.details.setdefault("origin_by_call", {})
+        for d in report.divergences:
+            if d.kind != "thunder.wrong-result" or not d.stage.startswith("call["):
+                continue
+            i = int(d.stage[5:-1])
+            if i not in origins:
+                origins[i] = first_departure(case, calls, i, lambda f: self._jit(f, self.cache))
+        report.divergences = [
+            dataclasses.replace(d, data=d.data | {"facts": with_origin(d, origins)})
+            if d.kind == "thunder.wrong-result"
+            and origins.get(int(d.stage[5:-1]))
+            and "facts" in d.data
+            else d
+            for d in report.divergences
+        ]
 
     def _compare(self, expected: CallRecord, record: CallRecord, stage: str, device: str):
         """The per-call oracles: results, then aliasing and input mutation."""

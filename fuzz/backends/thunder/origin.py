@@ -1,0 +1,128 @@
+"""Where a Thunder wrong result starts: the first value of the program Thunder gets wrong.
+
+One lowering fault shows in many programs, at different outputs and under different
+shape decisions: a flip lowering that skips a flip when a flipped dim has size 1 showed,
+in one night, once under a size-1 broadcast and once without, two buckets and two case
+files for one bug. What such findings share is the first value of the program that
+Thunder computes otherwise than eager. The EXIR lane reads it off the edge program's
+nodes (fuzz/backends/exir/origin.py); a Thunder trace maps to the program's lines less
+directly, so `first_departure` re-runs the program with every value its body assigns
+returned as it was when assigned (`probe`), eagerly and through Thunder (the lane's
+cache, the calls up to the diverging one in order: a cache hit may be part of the
+fault), and compares them in the order the program assigns them
+(fuzz.oracles.results.value_mismatch: the per-dtype tolerances). The first that differs
+names the origin: its line's catalogue op (the case's META["lines"]; the called
+function's name otherwise) and the nature of the difference, `dtype`, `shape` or
+`values` (fuzz/facts.py "origin"; fuzz/campaign/causes.py merges findings of one origin).
+
+None (no origin) when the probe cannot say: either run raises, or every assigned value
+agrees (the fault is in what the program returns or writes in place, not in a value it
+names).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+
+from fuzz.case import Case
+from fuzz.oracles.results import value_mismatch
+from fuzz.tensors import copy_args
+
+
+def probe(case: Case) -> tuple[Callable[..., Any], list[tuple[str, int]]] | None:
+    """`case.program` returning every name its body assigns at the top level, in order,
+    each as it was when assigned (a tensor is cloned right there, so a later in-place
+    write does not show at it); and those (name, line) pairs. None when the source has
+    no such function."""
+    tree = ast.parse(case.source)
+    fn = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "program"), None
+    )
+    if fn is None or not isinstance(fn.body[-1], ast.Return):
+        return None
+    named: list[tuple[str, int]] = []
+    body: list[ast.stmt] = []
+    for stmt in fn.body[:-1]:
+        body.append(stmt)
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
+        if target is None or len(stmt.targets) != 1:
+            continue
+        elts = target.elts if isinstance(target, ast.Tuple) else [target]
+        if not all(isinstance(e, ast.Name) for e in elts):
+            continue
+        for e in elts:
+            snap = f"_origin_{len(named)}"
+            text = f"{snap} = {e.id}.clone() if isinstance({e.id}, torch.Tensor) else {e.id}"
+            body.append(ast.copy_location(ast.parse(text).body[0], stmt))
+            named.append((e.id, stmt.lineno))
+    if not named:
+        return None
+    values = [ast.Name(f"_origin_{k}", ast.Load()) for k in range(len(named))]
+    body.append(ast.copy_location(ast.Return(ast.Tuple(values, ast.Load())), fn.body[-1]))
+    fn.body = body
+    ast.fix_missing_locations(tree)
+    namespace = dict(vars(case.module)) if case.module is not None else {}
+    namespace.setdefault("torch", torch)
+    exec(compile(tree, case.where, "exec"), namespace)  # noqa: S102 - the case's own source
+    return namespace["program"], named
+
+
+def line_op(case: Case, line: int) -> str:
+    """The catalogue op of a program line (META["lines"]), else the function it calls."""
+    meta = getattr(case.module, "META", None) if case.module is not None else None
+    lines = case.source.splitlines()
+    by_line = meta.get("lines") if isinstance(meta, dict) else None
+    if by_line:
+        # META counts lines in the generated source; a case file's docstring is longer,
+        # so the program's first line (the first op's) places them.
+        start = next((i for i, t in enumerate(lines, 1) if t.startswith("def program(")), 0)
+        if (op := by_line.get(line - (start + 1 - min(by_line)))) is not None:
+            return op
+    text = lines[line - 1] if line <= len(lines) else ""
+    called = re.search(r"(torch(?:\.\w+)+)\(|\.(\w+)\(", text)
+    return (called.group(1) or called.group(2)) if called else f"line {line}"
+
+
+def first_departure(
+    case: Case, calls: Sequence[tuple], index: int, jit: Callable[[Callable], Callable]
+) -> dict[str, str] | None:
+    """{"op", "nature", "class"} of the first assigned value Thunder (`jit` of the probe)
+    gets wrong on call `index`, or None (module docstring)."""
+    made = probe(case)
+    if made is None:
+        return None
+    fn, named = made
+    try:
+        expected = fn(*copy_args(calls[index]))
+        jf = jit(fn)
+        for args in calls[: index + 1]:
+            actual = jf(*copy_args(args))
+    except Exception:  # noqa: BLE001 - either run raising means no origin, not an error
+        return None
+    for (_, line), e, a in zip(named, expected, actual):
+        e_leaves, a_leaves = pytree.tree_leaves(e), pytree.tree_leaves(a)
+        whys = [value_mismatch(x, y) for x, y in zip(e_leaves, a_leaves)]
+        if len(e_leaves) != len(a_leaves):
+            whys.append("shape")
+        why = next((w for w in whys if w is not None), None)
+        if why is not None:
+            nature = why.split(" ", 1)[0]
+            nature = nature if nature in ("dtype", "shape") else "values"
+            op = line_op(case, line)
+            return {"op": op, "nature": nature, "class": op}
+    return None
+
+
+def with_origin(d: Any, origins: dict[int, dict[str, str] | None]) -> dict[str, Any]:
+    """The facts of divergence `d` (at a call) with its call's origin added."""
+    origin = origins[int(d.stage[5:-1])]
+    return d.data["facts"] | {
+        "origin": f"{origin['op']}:{origin['nature']}",
+        "origin_class": origin["class"],
+    }

@@ -1,0 +1,101 @@
+"""The first value Thunder gets wrong (fuzz/backends/thunder/origin.py), and findings of
+one origin merged (fuzz/campaign/causes.py rule (e)). Ground truth: the fault benchmark's
+flip fault (benchmarks/faults/thunder_flip_size1.py: flip does nothing when a flipped dim
+has size 1), installed for one test and uninstalled after it. A fault-benchmark night
+filed it twice, once under a size-1 broadcast and once without (2026-12-04, seed 2)."""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+
+import pytest
+
+from fuzz.campaign.causes import same_cause
+from fuzz.campaign.findings import Finding
+from fuzz.case import case_from_source
+from fuzz.case_runner import run_case
+
+# The flip meets a size-1 dim only at call 1, through a broadcast: the mul before it is right.
+BROADCAST = """
+import torch
+
+def program(x, y):
+    a = x * 2.0
+    b = torch.flip(a * y, (0, 1))
+    c = b.sum(0)
+    return (c + 1.0,)
+
+def calls():
+    return [(torch.randn(1, 4), torch.randn(3, 1)), (torch.randn(1, 4), torch.randn(1, 1))]
+"""
+# A static size-1 dim, no broadcast, other ops around it.
+STATIC_ONE = """
+import torch
+
+def program(x):
+    n = x.narrow(0, 0, 2)
+    f = torch.flip(n, (1, 2))
+    return (f.abs(), n.sum())
+
+def calls():
+    return [(torch.randn(3, 1, 5),)]
+"""
+# Written in place after it is assigned: `y` is compared as assigned (a clone of x, right),
+# so the origin is the flip, not the line that assigned y.
+IN_PLACE = """
+import torch
+
+def program(x):
+    y = x.clone()
+    y.mul_(2.0)
+    f = torch.flip(y, (0, 1))
+    return (f,)
+
+def calls():
+    return [(torch.randn(3, 1),)]
+"""
+
+
+@pytest.fixture
+def flip_fault():
+    module = importlib.import_module("benchmarks.faults.thunder_flip_size1")
+    module.install()
+    try:
+        yield
+    finally:
+        module.uninstall()
+
+
+def _wrong_results(source: str, name: str) -> list:
+    case = case_from_source(textwrap.dedent(source), name)
+    (report,) = run_case(case, lanes=("thunder",), devices=("cpu",)).reports
+    return [d for d in report.divergences if d.kind == "thunder.wrong-result"]
+
+
+def _finding(name: str, source: str, divergences: list) -> Finding:
+    bucket = f"thunder.wrong-result@call#{name}"
+    return Finding(
+        bucket, source, [d.to_json() | {"bucket": bucket} for d in divergences], True, "w0"
+    )
+
+
+def test_a_faulty_lowering_is_the_origin_of_its_wrong_results_and_merges_them(flip_fault):
+    found = {}
+    for name, source in (("broadcast", BROADCAST), ("static", STATIC_ONE)):
+        wrong = _wrong_results(source, name)
+        assert wrong, f"the flip fault shows in {name}"
+        assert {d.data["facts"].get("origin") for d in wrong} == {"torch.flip:values"}, name
+        found[name] = _finding(name, source, wrong)
+    why = same_cause(found["broadcast"], found["static"], lambda f: f.source)
+    assert why == "the same first wrong node (torch.flip values)"
+
+
+def test_a_value_written_in_place_later_is_compared_as_assigned(flip_fault):
+    wrong = _wrong_results(IN_PLACE, "in_place")
+    assert wrong and {d.data["facts"].get("origin") for d in wrong} == {"torch.flip:values"}
+
+
+def test_without_the_fault_the_programs_agree_with_eager():
+    for name, source in (("broadcast", BROADCAST), ("static", STATIC_ONE)):
+        assert _wrong_results(source, name) == []

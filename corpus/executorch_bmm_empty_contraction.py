@@ -14,6 +14,11 @@ own kernel zeroes the output for an empty contraction (aten/src/ATen/native/
 LinearAlgebra.cpp, `bmm_out_or_baddbmm_`). Found by tests/generator/test_properties.py
 (derandomized) on 2026-12-02: `torch.einsum('ij,ij->j', v6, v6)` of an empty float16 piece
 of `tensor_split`.
+
+`aten::mm.out` does the same: `torch.mm(a, b)` of a (3, 0) and a (0, 5) tensor returns
+an earlier tensor's bytes (checked 2026-12-04; `F.linear(x, w)` of an empty last dim,
+which lowers to mm, in a default night at `6b4d68a`, seed 7). One upstream fix (zero the
+output when the contraction is empty) covers both kernels, so both forms are this case.
 """
 
 import torch
@@ -48,6 +53,16 @@ MATCHES = (
         "kind": "exir.runtime-result",
         "details": r"values differ .* vs eager -?0\.0$",
         "facts": {"ops": "aten.bmm.default"},
+    },
+    {
+        "kind": "exir.runtime-result",
+        "details": r"values differ",
+        "facts": {"ops": "aten.mm.default", "sizes": "empty"},
+    },
+    {
+        "kind": "exir.runtime-result",
+        "details": r"values differ .* vs eager -?0\.0$",
+        "facts": {"ops": "aten.mm.default"},
     },
 )
 # Searched the issue index for "executorch bmm empty inner dimension output not zeroed

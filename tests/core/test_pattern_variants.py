@@ -670,6 +670,20 @@ VARIANTS = {
     ),
     # As found: an einsum over the empty dim of an empty float16 input (it lowers to bmm),
     # next to a tensor whose buffer the planner shares with its output.
+    # mm too: a linear over an empty last dim (a default night, 2026-12-04).
+    "executorch_bmm_empty_contraction:mm": (
+        "exir",
+        """
+        import torch.nn.functional as F
+
+        def program(x, w):
+            y = torch.exp(w * 3.0)
+            return (y.sum(), F.linear(x, w[:, :0]))
+
+        def calls():
+            return [(torch.randn(2, 3, 0), torch.randn(4, 5))]
+        """,
+    ),
     "executorch_bmm_empty_contraction:einsum": (
         "exir",
         """

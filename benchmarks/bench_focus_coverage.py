@@ -29,9 +29,10 @@ from fuzz.campaign.rounds import ROUND_EXAMPLES  # noqa: E402
 from fuzz.strategies import cases  # noqa: E402
 
 
-def night(lane: str, programs: int, worker_seed: int, on: bool) -> Counter:
+def night(lane: str, programs: int, worker_seed: int, on: bool, count=None) -> Counter:
     """`programs` programs in rounds of ROUND_EXAMPLES, as a worker explores them: the
-    focus moves between rounds (fuzz/campaign/focus.py)."""
+    focus moves between rounds (fuzz/campaign/focus.py). Counts the ops of each program,
+    or what `count(generated)` returns (benchmarks/night_corners.py)."""
     focus = Focus((lane,), worker_seed, on)
     drawn: Counter = Counter()
     explored = 0
@@ -48,7 +49,7 @@ def night(lane: str, programs: int, worker_seed: int, on: bool) -> Counter:
         if explored < programs:
             explored += 1
             ops = {node.op for node in generated.program.nodes}
-            drawn.update(ops)
+            drawn.update(ops if count is None else count(generated))
             focus.explored_program(ops, lane)
 
     for round_no in itertools.count():

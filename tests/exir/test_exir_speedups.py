@@ -163,6 +163,17 @@ def test_the_override_leaves_the_kernels_upstreams_leaves(restore_speedups):
 FAMILIES_NEEDED = {"branch", "data-dependent", "custom", "number"}
 
 
+class _CustomOpsFirst:
+    """A focus (fuzz.strategies.OpFocus) on the custom ops: a derandomized sample of 40
+    drew none of them once the catalogue changed (2026-12-04), and they are the family
+    whose fake kernels the decomposition speedups must leave alone."""
+
+    def for_lane(self, lane: str) -> frozenset[str]:
+        from fuzz import ops
+
+        return frozenset(op.name for op in ops.CATALOGUE if op.family == "custom")
+
+
 @pytest.mark.slow
 def test_generated_programs_of_every_family_lower_the_same_with_and_without_them(
     restore_speedups,
@@ -194,7 +205,7 @@ def test_generated_programs_of_every_family_lower_the_same_with_and_without_them
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(cases(lanes=("exir",)))
+    @given(cases(lanes=("exir",), focus=_CustomOpsFirst()))
     def check(generated):
         host = [copy_args(c, "cpu") for c in materialize(generated.case, 0, "cpu")]
         dims = derive_dims(generated.case, host)

@@ -94,17 +94,20 @@ def first_departure(
 ) -> dict[str, str] | None:
     """{"op", "nature", "class"} of the first assigned value Thunder (`jit` of the probe)
     gets wrong on call `index`, or None (module docstring)."""
-    made = probe(case)
-    if made is None:
-        return None
-    fn, named = made
     try:
+        if (made := probe(case)) is None:
+            return None
+        fn, named = made
         expected = fn(*copy_args(calls[index]))
         jf = jit(fn)
         for args in calls[: index + 1]:
             actual = jf(*copy_args(args))
-    except Exception:  # noqa: BLE001 - either run raising means no origin, not an error
+        return _first_mismatch(case, named, expected, actual)
+    except Exception:  # noqa: BLE001 - the probe raising means no origin, not an error
         return None
+
+
+def _first_mismatch(case: Case, named, expected, actual) -> dict[str, str] | None:
     for (_, line), e, a in zip(named, expected, actual):
         e_leaves, a_leaves = pytree.tree_leaves(e), pytree.tree_leaves(a)
         whys = [value_mismatch(x, y) for x, y in zip(e_leaves, a_leaves)]

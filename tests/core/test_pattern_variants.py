@@ -895,6 +895,19 @@ VARIANTS = {
             return [(torch.ones(3), base[:5], base[5:], 3.0)]
         """,
     ),
+    # The float64 made by the program from a float32 input, over a trailing dim.
+    "executorch_log_softmax_float64_unsupported:made-in-program": (
+        "exir",
+        """
+        import torch.nn.functional as F
+
+        def program(x):
+            return (F.log_softmax(x.to(torch.float64) * 2.0, dim=-1),)
+
+        def calls():
+            return [(torch.randn(2, 3),), (torch.randn(4, 3),)]
+        """,
+    ),
 }
 
 
@@ -1032,6 +1045,11 @@ _LOGS_OF_0X12 = {
         "KernelCall failed at instruction 0:8 in operator aten::index_select.out: 0x12",
         ["operator.mod", "aten.fmod.Scalar", "aten.index_select.default"],
     ),
+    "executorch_log_softmax_float64_unsupported": (
+        "[op_log_softmax.cpp:171] Check failed (false): ; [method.cpp:1483] KernelCall "
+        "failed at instruction 0:0 in operator aten::_log_softmax.out: 0x12",
+        ["aten._log_softmax.default", "aten._log_softmax.default:float64"],
+    ),
     "executorch_nonzero_squeeze_dim_order": (
         "[tensor_util_portable.cpp:130] Check failed (all_contiguous || all_channels_last): "
         "2 input tensors have different dim orders; [method.cpp:1483] KernelCall failed at "
@@ -1069,6 +1087,29 @@ def test_an_invalid_argument_crash_is_the_bug_only_with_its_check_in_the_runtime
     others = [other for key, (other, _) in _LOGS_OF_0X12.items() if key != name]
     for runtime_log in (*others, None):
         assert name not in known(crash(runtime_log)), runtime_log
+
+
+def test_a_log_softmax_check_failure_is_the_float64_bug_only_with_a_float64_log_softmax():
+    """The optimized log_softmax kernel's `Check failed (false)` is its dtype fall-through,
+    but the kernel checks its arguments too (dim, dtypes of in and out): the same log from
+    a float32 log_softmax is another bug, not the missing float64 path."""
+    log, _ = _LOGS_OF_0X12["executorch_log_softmax_float64_unsupported"]
+    error = f"RuntimeError: method->execute() failed with error 0x12 (runtime log: {log})"
+
+    def known(ops):
+        d = {
+            "kind": "exir.crash",
+            "stage": "call[0]",
+            "details": "the runtime raised " + error,
+            "data": {"error": error, "facts": {"ops": ops}},
+        }
+        source = "import torch\n\ndef program(x):\n    return (x,)\n"
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    name = "executorch_log_softmax_float64_unsupported"
+    assert known(["aten._log_softmax.default", "aten._log_softmax.default:float64"]) == [name]
+    assert name not in known(["aten._log_softmax.default", "aten._log_softmax.default:float32"])
+    assert name not in known(["aten.mul.Tensor:float64", "aten._log_softmax.default:float16"])
 
 
 def test_an_int_list_the_emitter_cannot_box_is_the_prune_bug_only_at_a_symbolic_full():

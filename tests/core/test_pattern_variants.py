@@ -908,6 +908,36 @@ VARIANTS = {
             return [(torch.randn(2, 3),), (torch.randn(4, 3),)]
         """,
     ),
+    # A wider offset and an op after the slice: 31 planned for 25.
+    "torch_value_ranges_expanded_bound:wide-offset": (
+        "exir",
+        """
+        import fuzz.custom_ops  # noqa: F401
+
+        def program(x):
+            return (torch.ops.fuzz.positive(x[:, 2:] * 2),)
+
+        def calls():
+            return [(torch.randn(3, 4),), (torch.randn(4, 6),)]
+
+        DIMS = {"x": {0: (2, 5), 1: (3, 7)}}
+        """,
+    ),
+    # Both dims sliced: (s0 - 1)*(s1 - 1) multiplied out, 31 planned for 24.
+    "torch_value_ranges_expanded_bound:two-offsets": (
+        "exir",
+        """
+        import fuzz.custom_ops  # noqa: F401
+
+        def program(x):
+            return (torch.ops.fuzz.positive(x[1:, 1:]),)
+
+        def calls():
+            return [(torch.randn(3, 4),), (torch.randn(4, 6),)]
+
+        DIMS = {"x": {0: (2, 5), 1: (3, 7)}}
+        """,
+    ),
 }
 
 

@@ -228,6 +228,27 @@ def test_a_lost_bound_is_reported_where_it_is_lost_not_downstream():
     assert {d.data["aten"] for d in divs} == {"split_sign", "cat"}
 
 
+def positive_of_tail(x):
+    return (torch.ops.fuzz.positive(x[:, 1:]),)
+
+
+def test_a_bound_lost_to_torchs_multiplied_out_interval_is_marked_and_no_more():
+    """positive(x[:, 1:]) with x in [2, 3] x [2, 5]: the bound is 3 * 4 = 12, torch's
+    ShapeEnv multiplies it out (s0*s1 - s0) and plans 15 - 2 = 13 (the registered
+    torch_value_ranges_expanded_bound). The loss is marked as that slack; a plan above
+    the multiplied-out bound is not (a real loss must not hide behind the mark)."""
+    b = build(positive_of_tail, (torch.randn(2, 4),), {0: {0: (0, 3), 1: (2, 5)}})
+    planned = map_planned(b.planned_gm, b.ep.graph_module)
+    divs, _ = exir_plan.check_bounds(planned, b.ep)
+    assert [(d.data["planned"], d.data["needed"]) for d in divs] == [(13, 12)]
+    assert divs[0].data["slack"] == "expanded-interval"
+    assert divs[0].data["needed_expanded"] == 13
+    positive = next(p for p in planned if p.target == "fuzz::positive")
+    positive.spec.shape = [14]
+    divs, _ = exir_plan.check_bounds(planned, b.ep)
+    assert [d.data["planned"] for d in divs] == [14] and "slack" not in divs[0].data
+
+
 # ---------------------------------------------------------------------------------------
 # exir.under-allocation
 

@@ -107,13 +107,18 @@ def _refine(ranges: dict, rels: list[sympy.Basic], rounds: int = 3) -> None:
                         ranges[hi] = ValueRanges(lower, cur.upper)
 
 
-def declared_ranges(ep: torch.export.ExportedProgram) -> dict:
+def declared_ranges(ep: torch.export.ExportedProgram, expanded: bool = False) -> dict:
     """Symbol -> ValueRanges the exported program declares.
 
     The shape env's var_to_range intersected with `ep.range_constraints`, then tightened
     with the program's runtime assertions (torch._check, in fake kernels or user code:
     the shape env's deferred runtime asserts and the graph's _assert_scalar nodes), e.g.
     `u0 <= 3*s77` with s77 in [2, 8] caps u0 at 24 although var_to_range says int_oo.
+
+    `expanded`: each assertion multiplied out first, as torch's ShapeEnv refines a
+    symbol's range (`_refine_ranges` simplifies, then bounds by interval arithmetic):
+    `u0 <= s4*(s40 - 1)` becomes `u0 <= s4*s40 - s4`, whose interval bound is looser
+    (13, not 12, for s4 in [2, 3] and s40 in [2, 5]: s4 counts once at 3, once at 2).
     """
     env = next(iter(shape_envs(ep.graph_module)), None)
     ranges = dict(env.var_to_range) if env is not None else {}
@@ -122,7 +127,7 @@ def declared_ranges(ep: torch.export.ExportedProgram) -> dict:
     rels = _assert_exprs(ep.graph_module)
     if env is not None:
         rels += [ra.expr for ras in env.deferred_runtime_asserts.values() for ra in ras]
-    _refine(ranges, rels)
+    _refine(ranges, [sympy.expand(r) for r in rels] if expanded else rels)
     return ranges
 
 
@@ -228,6 +233,7 @@ def check_bounds(
             continue  # the program itself declares no finite bound: nothing to lose
         if have is None or have > f * needed:
             bad.append((pt, row))
+    _mark_interval_slack(bad, ep)
     checked = {pt.aten_key for pt in planned if pt.aten_node}
     origins = _origins(bad, checked, ep.graph_module)
     out = [
@@ -242,6 +248,21 @@ def check_bounds(
         for r in origins[:MAX_PER_KIND]
     ]
     return out, table
+
+
+def _mark_interval_slack(lost: list[tuple[PlannedTensor, dict]], ep) -> None:
+    """Tag a lost bound that torch's own interval arithmetic explains: planned no more
+    than the bound under the expanded assertions (`declared_ranges(expanded=True)`),
+    data["slack"] = "expanded-interval" and data["needed_expanded"]. The tag is a fact
+    for the registry (corpus/torch_value_ranges_expanded_bound.py), not a pass: the
+    divergence stays, so the over-allocation is counted where it shows."""
+    if not lost:
+        return
+    ranges = declared_ranges(ep, expanded=True)
+    for pt, row in lost:
+        loose = numel_bound(_aten_meta(pt, ep.graph_module), ranges)
+        if row["planned"] is not None and loose is not None and row["planned"] <= loose:
+            row.update(slack="expanded-interval", needed_expanded=loose)
 
 
 def _origins(

@@ -1,0 +1,45 @@
+"""Known upstream quirk (torch 2.13 value ranges, seen through ExecuTorch 1.5.1 memory
+planning): a data-dependent size bounded by a product of dims with an offset is planned
+above its bound, because torch multiplies the bound out before bounding it.
+
+`positive(x[:, 1:])` returns at most `s4*(s40 - 1)` elements: its fake kernel states
+`u0 <= x.numel()` with `torch._check`, and the exported program asserts exactly that. With
+s4 in [2, 3] and s40 in [2, 5] the bound is 3 * 4 = 12. When to_edge re-traces the
+assertion, the ShapeEnv refines u0's range (`_refine_ranges`): it simplifies the
+expression first, which multiplies it out to `s4*s40 - s4`, and bounds that by interval
+arithmetic, where s4 counts once at its top (3 * 5) and once at its bottom (- 2): 13.
+The plan holds 13 elements for u0. The results are right: an over-allocation by the
+dependency problem of interval arithmetic, not a soundness bug; exir.bound-loss reports
+it because the harness holds custom-op outputs to their declared bound, and marks it
+(data "slack": "expanded-interval") when the bound under the multiplied-out assertions
+explains the plan. Found by a fault-benchmark nightly on 2026-12-04 (with --max-ops 12;
+the fault was elsewhere).
+"""
+
+import torch
+
+import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
+
+
+def program(x):
+    return (torch.ops.fuzz.positive(x[:, 1:]),)
+
+
+def calls():
+    return [(torch.randint(-4, 5, (2, 4)),), (torch.randint(-4, 5, (3, 5)),)]
+
+
+LANES = ("exir",)
+DIMS = {"x": {0: (0, 3), 1: (2, 5)}}
+EXPECT = ("exir.bound-loss",)
+VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
+# What identifies it (fuzz/known.py): a bound lost by no more than the bound of the
+# multiplied-out assertions (fuzz/backends/exir/oracles/plan.py, `_mark_interval_slack`).
+MATCHES = ({"kind": "exir.bound-loss", "data": {"slack": "expanded-interval"}},)
+# Searched the issue index for "ShapeEnv value ranges loose upper bound unbacked symint
+# expanded expression bound_sympy interval arithmetic" and "_refine_ranges simplify expand
+# overestimates upper bound torch._check": no report. Related: pytorch/pytorch#97964
+# (value range refinement from multi-variate expressions), #120800 (refining ranges on
+# inequalities, `_maybe_guard_rel`), #105097 (a precision error of the range analysis).
+UPSTREAM = None
+CLASS = "plan-quality"

@@ -8,7 +8,10 @@ kernel's reduction plan asserts `in.numel() > 0` ("Input tensor must be nonempty
 reduce_util.h, MapReduceOverDimListPlan) with ET_CHECK: the process aborts (SIGABRT)
 instead of returning an empty tensor or an error. Found by the fixes-on EXIR campaign
 (a generated program whose first call had an empty dim); `sum` and `mean` over the same
-tensor run fine.
+tensor run fine. `amin` (and `aminmax`, which to_edge lowers to `amin`) is the same kernel
+shape over the same reduction plan (op_amin.cpp includes reduce_util.h) and aborts alike:
+measured on 2026-12-04, after a default nightly's SIGABRT on a program with an `amin`
+that no pattern recognised.
 
 It kills whatever process runs it, so it runs isolated (ISOLATE).
 """
@@ -35,6 +38,12 @@ MATCHES = (
         "stage": "process",
         "details": r"SIGABRT",
         "facts": {"ops": "aten.amax.default", "sizes": "empty"},
+    },
+    {
+        "kind": "exir.crash",
+        "stage": "process",
+        "details": r"SIGABRT",
+        "facts": {"ops": "aten.amin.default", "sizes": "empty"},
     },
 )
 # Searched the issue index for "MapReduceOverDimListPlan Input tensor must be nonempty"

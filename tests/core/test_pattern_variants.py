@@ -1238,6 +1238,17 @@ ISOLATED_VARIANTS = {
             return [(torch.randn(2, 3, 0),)]
         """,
     ),
+    # amin, lowered from aminmax, over the non-empty dim of an empty tensor.
+    "executorch_amax_empty_abort:aminmax": (
+        "exir",
+        """
+        def program(x):
+            return (torch.aminmax(x * 2.0, dim=0)[0],)
+
+        def calls():
+            return [(torch.randn(1, 0),)]
+        """,
+    ),
 }
 
 

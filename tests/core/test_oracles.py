@@ -184,6 +184,36 @@ def _half_record(fn, x):
     return record
 
 
+def test_a_float32_branch_decided_by_rounding_is_ill_conditioned_and_a_stable_one_is_not():
+    """A fixes-on campaign's false alarm: `torch.cond(v.sum() > 0, ...)` over a group-normed
+    `v`, whose sum is zero up to rounding; the runtime took the other branch. When the
+    float64 call departs from float32 eager by more than ROUNDING_DOMINATED tolerances,
+    the lane's float32 mismatch is `ill_conditioned`; a lane wrong on a call whose eager
+    agrees with float64 stays a divergence."""
+
+    def branch(t):
+        v = torch.group_norm(t, 1, eps=0.001)
+        return (v * 2 if v.sum() > 0 else -v,)
+
+    x = None
+    for seed in range(200):  # a call whose float32 and float64 branches differ
+        torch.manual_seed(seed)
+        candidate = torch.randn(1, 3)
+        if bool(branch(candidate)[0][0, 0] > 0) != bool(branch(candidate.double())[0][0, 0] > 0):
+            x = candidate
+            break
+    assert x is not None, "no rounding-decided branch in 200 seeds"
+    expected = _half_record(branch, x)  # float32 here: the record with its float64 call
+    lane = observe_call(lambda t: (branch(t.double())[0].float(),), (x,))
+    found = compare_results("exir", expected, lane, "call[0]")
+    assert len(found) == 1 and found[0].data.get("ill_conditioned"), found
+
+    stable = _half_record(lambda t: (t * 2,), x)
+    lane = observe_call(lambda t: (t * 2 + 1e-3,), (x,))
+    found = compare_results("exir", stable, lane, "call[0]")
+    assert found and not any(d.data.get("ill_conditioned") for d in found)
+
+
 def test_a_half_mismatch_as_imprecise_as_eager_is_set_aside_and_a_worse_one_is_not():
     """The float64 referee (fuzz.oracles.results.within_eager_error). A lane that runs
     `x + logsumexp(2 * x, 0)` in float16 steps, its sum added in float16 (the EXIR

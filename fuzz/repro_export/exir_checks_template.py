@@ -106,17 +106,27 @@ BOUNDS = '''
 # ---- the check ---------------------------------------------------------------------
 
 
+def finite_int(value):
+    """`value` as an int, or None when it is no finite number (oo, int_oo, a symbol)."""
+    try:
+        return int(value) if value.is_number and value.is_finite else None
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
 def declared_ranges(env, ep):
     """Each size symbol's range: the shape env's, narrowed by ep.range_constraints and by
-    the program's runtime asserts `u <= c` (a fake kernel's torch._check)."""
-    from torch.utils._sympy.value_ranges import ValueRanges
+    the program's runtime asserts `u <= bound` (a fake kernel's torch._check), the bound a
+    number or an expression of sizes (`u0 <= s4*(s40 - 1)`: its upper bound as written)."""
+    from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
     ranges = dict(env.var_to_range) | dict(ep.range_constraints)
     for asserts in env.deferred_runtime_asserts.values():
         for e in (a.expr for a in asserts):
-            if getattr(e, "rel_op", None) in ("<=", "<") and e.rhs.is_number:
-                if e.lhs in ranges:
-                    upper = int(e.rhs) - (e.rel_op == "<")
+            if getattr(e, "rel_op", None) in ("<=", "<") and e.lhs in ranges:
+                upper = finite_int(bound_sympy(e.rhs, ranges).upper)
+                if upper is not None:
+                    upper -= e.rel_op == "<"
                     r = ranges[e.lhs]
                     ranges[e.lhs] = ValueRanges(r.lower, min(r.upper, upper))
     return ranges
@@ -130,10 +140,10 @@ def declared_bound(ep, val):
     for s in val.shape:
         if isinstance(s, torch.SymInt):
             ranges = declared_ranges(s.node.shape_env, ep)
-            upper = bound_sympy(s.node.expr, ranges).upper
-            if not upper.is_finite:
+            upper = finite_int(bound_sympy(s.node.expr, ranges).upper)
+            if upper is None:
                 return None
-            total *= int(upper)
+            total *= upper
         else:
             total *= int(s)
     return total

@@ -1,0 +1,67 @@
+"""The fault benchmark's scoring (benchmarks/fault_bench.py), on made-up reports: which
+findings count as the fault's, with a baseline run and without one (`--baseline replay`,
+where replaying the case without the plugin is the only judge)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import fault_bench
+
+FAULT = "logsumexp_squeeze_first"
+
+
+def finding(bucket, status, path):
+    return {"bucket": bucket, "status": status, "path": path, "item": ["exir.runtime-result"]}
+
+
+REPORT = {
+    "findings": [
+        finding("exir.runtime-result reduction-multi", "new", "corpus/a.py"),
+        finding("exir.crash at to_executorch", "new", "corpus/b.py"),
+        finding("exir.pipeline-variance", "known", "corpus/c.py"),
+    ],
+    "known_bugs": {"corpus/executorch_prim_mod_symint.py": 3},
+    "events": [
+        "  12.5s new bucket exir.crash at to_executorch (w0)",
+        "  40.0s new bucket exir.runtime-result reduction-multi (w1)",
+    ],
+}
+
+
+@pytest.fixture
+def replays(monkeypatch):
+    """a.py passes without the plugin (the fault's); b.py diverges without it (not)."""
+    seen = []
+
+    def diverges(path, lane):
+        seen.append(path)
+        return {"corpus/a.py": False, "corpus/b.py": True}.get(path)
+
+    monkeypatch.setattr(fault_bench, "diverges_without_plugins", diverges)
+    return seen
+
+
+def test_without_a_baseline_only_the_findings_that_pass_replayed_are_the_faults(replays):
+    row = fault_bench.score(FAULT, REPORT, {"findings": [], "known_bugs": {}, "replay_only": True})
+    assert sorted(replays) == ["corpus/a.py", "corpus/b.py"]  # the known one is not replayed
+    assert row["found"] is True
+    assert [f["path"] for f in row["new_findings"]] == ["corpus/a.py"]
+    assert row["first_detection_s"] == 40.0  # a.py's bucket, not b.py's earlier one
+    assert row["known_by_mistake"] == 0
+    assert row["registered_only_here"] == {}
+
+
+def test_without_a_baseline_a_night_whose_cases_all_diverge_unplugged_found_nothing(replays):
+    report = REPORT | {"findings": [finding("exir.crash at to_executorch", "new", "corpus/b.py")]}
+    row = fault_bench.score(FAULT, report, {"findings": [], "known_bugs": {}, "replay_only": True})
+    assert row["found"] is False
+    assert row["first_detection_s"] is None
+
+
+def test_with_a_baseline_a_bucket_it_lacks_is_the_faults_without_replay(replays):
+    baseline = {"findings": [finding("exir.crash at to_executorch", "new", "x.py")]}
+    row = fault_bench.score(FAULT, REPORT, baseline)
+    assert replays == ["corpus/b.py"]  # only the finding in a baseline bucket is replayed
+    assert [f["path"] for f in row["new_findings"]] == ["corpus/a.py"]
+    assert row["registered_only_here"] == {"executorch_prim_mod_symint": 3}

@@ -108,7 +108,14 @@ def shape_envs_restored(envs: Sequence[Any]) -> Iterator[None]:
     to itself), so guards a re-trace adds there (e.g. `s77 <= 2`, which replaces s77 by 2)
     would reach every later oracle: the contract check, the probes, the other variance
     points. The state is put back afterwards and the version counters are moved on, so
-    the env's caches and the SymNodes' cached expressions are recomputed."""
+    the env's caches and the SymNodes' cached expressions are recomputed.
+
+    Unbacked symbols the run made are not forgotten: fake tensors memoize them
+    (`unique_memo`, `nonzero_memo`, `item_memo` on the input), and a later run's re-trace
+    of the same op takes the memoized symbol again. Dropping its range made that run raise
+    `KeyError: u5` in the ShapeEnv (a false pipeline-variance at the second variance
+    point), and rewinding the counter would give a new symbol the old one's name. So the
+    unbacked counters only move on, and the ranges of the run's new unbacked symbols stay."""
     saved = [(env, {k: _copy_state(v) for k, v in vars(env).items()}) for env in envs]
     try:
         yield
@@ -122,6 +129,7 @@ def shape_envs_restored(envs: Sequence[Any]) -> Iterator[None]:
                     attr.cache_clear()
         for env, state in saved:
             current = {k: getattr(env, k) for k in _version_counters(state)}
+            made = _unbacked_made(env, state)
             for k in list(vars(env)):
                 if k not in state:
                     delattr(env, k)
@@ -129,6 +137,39 @@ def shape_envs_restored(envs: Sequence[Any]) -> Iterator[None]:
                 setattr(env, k, _copy_state(v))
             for k, now in current.items():
                 setattr(env, k, max(now, state[k]) + 1)
+            for k, v in made.items():
+                if isinstance(v, dict):
+                    getattr(env, k).update(v)
+                else:
+                    setattr(env, k, v)
+
+
+_UNBACKED_COUNTERS = ("unbacked_symint_counter", "unbacked_symfloat_counter")
+_RANGES = ("var_to_range", "var_to_range_sloc")
+
+
+def _unbacked_made(env: Any, state: dict[str, Any]) -> dict[str, Any]:
+    """What a run made that outlives it (see `shape_envs_restored`): the unbacked counters
+    as they are now, and the range entries of unbacked symbols the saved state lacks."""
+    from torch.utils._sympy.symbol import SymT, symbol_is_type
+
+    made: dict[str, Any] = {
+        k: max(getattr(env, k), state[k])
+        for k in _UNBACKED_COUNTERS
+        if isinstance(state.get(k), int) and isinstance(getattr(env, k, None), int)
+    }
+    unbacked = (SymT.UNBACKED_INT, SymT.UNBACKED_FLOAT)
+    for k in _RANGES:
+        now, before = getattr(env, k, None), state.get(k)
+        if isinstance(now, dict) and isinstance(before, dict):
+            made[k] = {
+                s: v
+                for s, v in now.items()
+                if s not in before
+                and getattr(s, "is_Symbol", False)
+                and symbol_is_type(s, unbacked)
+            }
+    return made
 
 
 def _version_counters(state: dict[str, Any]) -> list[str]:

@@ -1285,3 +1285,32 @@ def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(variant, tmp_pa
             f"{d['kind']} at {d['stage']} ({d['details'][:200]}), facts "
             f"{d['data'].get('facts')}: known as {d['known_as']}, not [{registered!r}]"
         )
+
+
+def test_a_device_check_crash_is_the_cpu_index_bug_only_between_cuda_and_the_cpu():
+    """The CPU machines cannot show Thunder's CPU-index-on-CUDA crash (its corpus item runs
+    only where CUDA is), so here is the crash as the device machine's night observed it,
+    in both orders, and the same check between two CUDA devices or with the meta device,
+    which would be other bugs (a real device mismatch, a meta leak)."""
+
+    def device(kind, index=None):
+        tail = f", index={index})" if index is not None else ")"
+        return f"thunder.devices.Device(type='{kind}'{tail}"
+
+    def known(a, b, kind="thunder.crash"):
+        error = f"Devices were expected to be the same, but got devices {a} and {b}!"
+        d = {
+            "kind": kind,
+            "stage": "call[0]",
+            "details": f"RuntimeError: {error}",
+            "data": {"error": error, "facts": {"error_type": "RuntimeError"}},
+        }
+        source = "import torch\n\ndef program(x, n):\n    return (x[torch.arange(n)],)\n"
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    name = "thunder_cpu_index_cuda_tensor"
+    assert known(device("cuda", 0), device("cpu")) == [name]
+    assert known(device("cpu"), device("cuda", 1)) == [name]
+    assert known(device("cuda", 0), device("cuda", 1)) == []
+    assert known(device("cuda", 0), device("meta")) == []
+    assert known(device("cuda", 0), device("cpu"), "thunder.wrong-result") == []

@@ -15,6 +15,13 @@ names the origin: its line's catalogue op (the case's META["lines"]; the called
 function's name otherwise) and the nature of the difference, `dtype`, `shape` or
 `values` (fuzz/facts.py "origin"; fuzz/campaign/causes.py merges findings of one origin).
 
+A value that differs by rounding alone is not the origin: the float64 referee the result
+oracle judges outputs by (fuzz.oracles.results: `ill_conditioned`, `within_eager_error`)
+judges each assigned value too, against the probe run in float64. Thunder multiplies a
+bfloat16 product in float32 and rounds once, so it departs from eager's product at
+every such line; without the referee that line would be the origin of any wrong result
+after it, and merge findings of unrelated faults.
+
 None (no origin) when the probe cannot say: either run raises, or every assigned value
 agrees (the fault is in what the program returns or writes in place, not in a value it
 names).
@@ -23,6 +30,7 @@ names).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,8 +38,10 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from fuzz.backends.eager import float64_call
 from fuzz.case import Case
-from fuzz.oracles.results import value_mismatch
+from fuzz.observe import CallRecord
+from fuzz.oracles.results import LOW_PRECISION, ill_conditioned, value_mismatch, within_eager_error
 from fuzz.tensors import copy_args
 
 
@@ -102,15 +112,40 @@ def first_departure(
         jf = jit(fn)
         for args in calls[: index + 1]:
             actual = jf(*copy_args(args))
-        return _first_mismatch(case, named, expected, actual)
+        return _first_mismatch(case, named, expected, actual, float64_call(fn, calls[index]))
     except Exception:  # noqa: BLE001 - the probe raising means no origin, not an error
         return None
 
 
-def _first_mismatch(case: Case, named, expected, actual) -> dict[str, str] | None:
+def _first_mismatch(
+    case: Case,
+    named,
+    expected,
+    actual,
+    reference64: Callable[[], CallRecord | None] = lambda: None,
+) -> dict[str, str] | None:
+    """The first assigned value that departs by more than rounding (module docstring);
+    `reference64` is the probe's call in float64, computed when first needed."""
+
+    @functools.cache
+    def reference(k: int) -> Any:
+        """Leaf `k` of the float64 call, None when it raised or its leaves do not line up
+        with eager's (another number of values: it took another branch)."""
+        record = reference64()
+        if record is None or len(record.outputs) != len(pytree.tree_leaves(expected)):
+            return None
+        return record.outputs[k]
+
+    offset = 0  # where each assigned value's leaves start among the call's leaves
     for (_, line), e, a in zip(named, expected, actual):
         e_leaves, a_leaves = pytree.tree_leaves(e), pytree.tree_leaves(a)
-        whys = [value_mismatch(x, y) for x, y in zip(e_leaves, a_leaves)]
+        whys = [
+            why
+            for k, (x, y) in enumerate(zip(e_leaves, a_leaves))
+            if (why := value_mismatch(x, y)) is not None
+            and not _rounding_only(x, y, reference(offset + k))
+        ]
+        offset += len(e_leaves)
         if len(e_leaves) != len(a_leaves):
             whys.append("shape")
         why = next((w for w in whys if w is not None), None)
@@ -120,6 +155,17 @@ def _first_mismatch(case: Case, named, expected, actual) -> dict[str, str] | Non
             op = line_op(case, line)
             return {"op": op, "nature": nature, "class": op}
     return None
+
+
+def _rounding_only(expected: Any, actual: Any, reference: Any) -> bool:
+    """Whether a mismatch is rounding, as the result oracle's referee would set it aside:
+    eager's own value depends on rounding (`ill_conditioned`), or a half-precision
+    `actual` is no farther from float64 than eager (`within_eager_error`)."""
+    if not isinstance(expected, torch.Tensor) or not isinstance(reference, torch.Tensor):
+        return False
+    if ill_conditioned(expected, reference):
+        return True
+    return expected.dtype in LOW_PRECISION and within_eager_error(expected, actual, reference)
 
 
 def with_origin(d: Any, origins: dict[int, dict[str, str] | None]) -> dict[str, Any]:

@@ -203,23 +203,38 @@ def compare_results(
 
 
 def _referee(expected: CallRecord, field: str, k: int, e: Any, a: Any) -> dict[str, bool]:
-    """{"within_eager_error": True} when the float64 reference judges a half-precision
-    mismatch no worse than eager; {"ill_conditioned": True} when eager's own shape or
-    exact values are not those of the float64 call (module docstring); else {}."""
-    if not isinstance(e, torch.Tensor):
-        return {}
-    reshaped = isinstance(a, torch.Tensor) and a.shape != e.shape
-    if not (e.is_floating_point() or _exact(e) or reshaped):
+    """`referee` of a mismatching output or input, against the same leaf of the call in
+    float64 (computed only for a mismatch the referee can judge)."""
+    if not _judgeable(e, a):
         return {}
     reference = expected.reference64() if expected.reference64 is not None else None
     values = getattr(reference, field, None) if reference is not None else None
     if values is None or len(values) != len(getattr(expected, field)):
         return {}
-    if ill_conditioned(e, values[k]):
+    return referee(e, a, values[k])
+
+
+def referee(e: Any, a: Any, reference: Any) -> dict[str, bool]:
+    """{"within_eager_error": True} when the float64 `reference` judges a half-precision
+    mismatch no worse than eager; {"ill_conditioned": True} when eager's own shape or
+    exact values are not those of the float64 call (module docstring); else {} (also
+    when there is no reference)."""
+    if not _judgeable(e, a):
+        return {}
+    if ill_conditioned(e, reference):
         return {"ill_conditioned": True}
-    if e.dtype in LOW_PRECISION and within_eager_error(e, a, values[k]):
+    if e.dtype in LOW_PRECISION and within_eager_error(e, a, reference):
         return {"within_eager_error": True}
     return {}
+
+
+def _judgeable(e: Any, a: Any) -> bool:
+    """Whether the referee judges this mismatch: a float tensor, an exact one, or one the
+    lane returned in another shape."""
+    if not isinstance(e, torch.Tensor):
+        return False
+    reshaped = isinstance(a, torch.Tensor) and a.shape != e.shape
+    return e.is_floating_point() or _exact(e) or reshaped
 
 
 def ill_conditioned(expected: torch.Tensor, reference: Any) -> bool:

@@ -16,11 +16,11 @@ function's name otherwise) and the nature of the difference, `dtype`, `shape` or
 `values` (fuzz/facts.py "origin"; fuzz/campaign/causes.py merges findings of one origin).
 
 A value that differs by rounding alone is not the origin: the float64 referee the result
-oracle judges outputs by (fuzz.oracles.results: `ill_conditioned`, `within_eager_error`)
-judges each assigned value too, against the probe run in float64. Thunder multiplies a
-bfloat16 product in float32 and rounds once, so it departs from eager's product at
-every such line; without the referee that line would be the origin of any wrong result
-after it, and merge findings of unrelated faults.
+oracle judges outputs by (fuzz.oracles.results.referee: ill-conditioned, or within
+eager's error) judges each assigned value too, against the probe run in float64.
+Thunder multiplies a bfloat16 product in float32 and rounds once, so it departs from
+eager's product at every such line; without the referee that line would be the origin
+of any wrong result after it, and merge findings of unrelated faults.
 
 None (no origin) when the probe cannot say: either run raises, or every assigned value
 agrees (the fault is in what the program returns or writes in place, not in a value it
@@ -41,7 +41,7 @@ import torch.utils._pytree as pytree
 from fuzz.backends.eager import float64_call
 from fuzz.case import Case
 from fuzz.observe import CallRecord
-from fuzz.oracles.results import LOW_PRECISION, ill_conditioned, value_mismatch, within_eager_error
+from fuzz.oracles.results import referee, value_mismatch
 from fuzz.tensors import copy_args
 
 
@@ -143,7 +143,7 @@ def _first_mismatch(
             why
             for k, (x, y) in enumerate(zip(e_leaves, a_leaves))
             if (why := value_mismatch(x, y)) is not None
-            and not _rounding_only(x, y, reference(offset + k))
+            and not referee(x, y, reference(offset + k))
         ]
         offset += len(e_leaves)
         if len(e_leaves) != len(a_leaves):
@@ -155,17 +155,6 @@ def _first_mismatch(
             op = line_op(case, line)
             return {"op": op, "nature": nature, "class": op}
     return None
-
-
-def _rounding_only(expected: Any, actual: Any, reference: Any) -> bool:
-    """Whether a mismatch is rounding, as the result oracle's referee would set it aside:
-    eager's own value depends on rounding (`ill_conditioned`), or a half-precision
-    `actual` is no farther from float64 than eager (`within_eager_error`)."""
-    if not isinstance(expected, torch.Tensor) or not isinstance(reference, torch.Tensor):
-        return False
-    if ill_conditioned(expected, reference):
-        return True
-    return expected.dtype in LOW_PRECISION and within_eager_error(expected, actual, reference)
 
 
 def with_origin(d: Any, origins: dict[int, dict[str, str] | None]) -> dict[str, Any]:

@@ -19,7 +19,10 @@ the op" is what a night of that many programs would draw, and each of them is tr
 
 Cases run in this process (fast, unlike the nightly's workers): a program that kills the
 process, such as a registered ExecuTorch runtime abort (corpus/executorch_amax_empty_abort.py,
-met by logsumexp_squeeze_first's programs), ends the run with no figure.
+met by logsumexp_squeeze_first's programs), ends the run with no figure. `--fork` runs each
+program that holds the op in a forked child instead (torch on one thread, as fork needs): a
+child killed by a signal is counted as `killed`, not as showing the fault (the nightly files
+such a kill as a crash that the registry tells apart by its log, which a fork does not keep).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
+import os
+import pickle
 import sys
 import time
 import types
@@ -59,6 +64,26 @@ def _shown(result) -> set[tuple[str, str, str]]:
     return {(d.kind, d.stage, d.details) for d in result.divergences}
 
 
+def forked(fn, *args):
+    """`fn(*args)` in a forked child; its result, or None when the child was killed."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read_end)
+        try:
+            with os.fdopen(write_end, "wb") as out:
+                pickle.dump(fn(*args), out)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as inp:
+        data = inp.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) or not data:
+        return None
+    return pickle.loads(data)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("fault", choices=sorted(FAULTS))
@@ -66,6 +91,7 @@ def main() -> None:
     parser.add_argument("--programs", type=int, default=150)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--as-worker", action="store_true", help="draw as a nightly worker")
+    parser.add_argument("--fork", action="store_true", help="run each program in a forked child")
     args = parser.parse_args()
     module_name, lane = FAULTS[args.fault][:2]
     ops = tuple(args.ops.split(",")) if args.ops else FAULT_OPS[args.fault]
@@ -79,6 +105,22 @@ def main() -> None:
         fuzz.ops.weights.FOCUS_WEIGHT = 40
         focus = types.SimpleNamespace(for_lane=lambda lane: frozenset(ops))
     counts = {"programs": 0, "with_op": 0, "showed_fault": 0}
+    if args.fork:
+        import torch
+
+        torch.set_num_threads(1)  # a forked child cannot use the parent's thread pool
+        counts["killed"] = 0
+
+    def fault_shown(case) -> bool:
+        fault.install()
+        try:
+            faulty = run_case(case, (lane,), ("cpu",), confirm=False)
+        finally:
+            fault.uninstall()
+        if not faulty.divergences:
+            return False
+        stock = run_case(case, (lane,), ("cpu",), confirm=False)
+        return bool(_shown(faulty) - _shown(stock))
 
     def try_program(generated) -> None:
         counts["programs"] += 1
@@ -87,15 +129,10 @@ def main() -> None:
         if not any(node.op in ops for node in generated.program.nodes):
             return
         counts["with_op"] += 1
-        fault.install()
-        try:
-            faulty = run_case(generated.case, (lane,), ("cpu",), confirm=False)
-        finally:
-            fault.uninstall()
-        if not faulty.divergences:
-            return
-        stock = run_case(generated.case, (lane,), ("cpu",), confirm=False)
-        if _shown(faulty) - _shown(stock):
+        shown = forked(fault_shown, generated.case) if args.fork else fault_shown(generated.case)
+        if shown is None:
+            counts["killed"] += 1
+        elif shown:
             counts["showed_fault"] += 1
 
     def run(generated):

@@ -30,6 +30,20 @@ INDEX = CorpusIndex.of([DirectoryCorpus(INDEX_DIR)])
 
 # "case" or "case:form" (a second form of one case's bug) -> (lane, program source).
 VARIANTS = {
+    # The square written out on a number derived from a size, not a gram matrix's numel.
+    "executorch_sym_pow_unsupported:square": (
+        "exir",
+        """
+        def program(x):
+            n = x.shape[0] + 1
+            return (x.new_ones(n**2) * 2.0, x.sum(0))
+
+        def calls():
+            return [(torch.randn(3, 4),), (torch.randn(4, 4),)]
+
+        DIMS = {"x": {0: (2, 6)}}
+        """,
+    ),
     # The sym_min exists only once decomposed: a replicate pad of a diagonal (min(s0, s2)
     # long) indexes with a clamp sized by it (a fault-benchmark baseline, 2026-12-04).
     "executorch_sym_min_edge_verifier:decomposed": (
@@ -1167,6 +1181,26 @@ def test_an_int_list_the_emitter_cannot_box_is_the_prune_bug_only_at_a_symbolic_
     assert known(full.format(sizes="s4, 0")) == [name]
     assert name not in known(full.format(sizes="0, 6, 4"))
     assert name not in known(other)
+
+
+def test_an_invalid_call_target_is_the_pow_bug_only_for_pow():
+    """The emitter's "invalid target for call_function" is the missing symbolic `pow`
+    only when the target is `pow`: another Python operator missing from ExecuTorch's
+    table of symbolic ops is another gap with its own fix, and stays new."""
+    head = "InternalError: Failed with error: invalid target for call_function {target}\nAt: "
+    node = "%n : [num_users=1] = call_function[target={name}](args = (%sym_size, 2), kwargs = {{}})"
+    source = "import torch\n\ndef program(x):\n    return (x,)\n"
+
+    def known(target, name):
+        error = head.format(target=target) + node.format(name=name)
+        d = {"kind": "exir.crash", "stage": "to_executorch", "details": error, "data": {}}
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    pow_bug = "executorch_sym_pow_unsupported"
+    assert known("<built-in function pow>", "operator.pow") == [pow_bug]
+    assert pow_bug not in known("<built-in function and_>", "operator.and_")
+    assert pow_bug not in known("<built-in function lshift>", "operator.lshift")
+    assert pow_bug not in known("<function sym_sqrt at 0x7f>", "torch.sym_sqrt")
 
 
 def test_an_index_out_of_range_made_by_subtraction_is_no_divergence():

@@ -33,6 +33,33 @@ from fuzz.program import Genome, Program, decode
 from fuzz.render import render_case
 
 
+def _draw_no_local_constants() -> None:
+    """Keep Hypothesis from drawing the literals of the modules this process has loaded.
+
+    Since 6.131 Hypothesis' provider now and then (5 % of draws) returns a constant found
+    in the source of the "local" modules in `sys.modules` (our fuzz/, benchmarks/ and
+    fixes/ included; `hypothesis.internal.conjecture.providers._get_local_constants`),
+    and that pool grows as modules are imported. So the same seed drew other programs
+    after other imports: 38 of 80 derandomized EXIR draws changed after the campaign and
+    core tests ran in the process (the pattern-specificity sample of 2026-12-04), and a
+    fault night, which imports its plugin, drew other programs than its baseline night.
+    A program must be a function of the seed and the harness alone; literals such as
+    timeouts say nothing about programs. Hypothesis' own fixed constants stay. Where a
+    Hypothesis version has no such pool, nothing is changed."""
+    from hypothesis.internal.conjecture import providers
+
+    if not hasattr(providers, "_get_local_constants") or not hasattr(providers, "Constants"):
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if cache is not None:  # constants already allowed per draw kind, local ones included
+        cache.cache.clear()
+
+
+_draw_no_local_constants()
+
+
 class OpFocus(Protocol):
     """What `cases` reads of a focus (fuzz.campaign.focus.Focus): the op names of a lane
     to draw more often, read again at each draw."""

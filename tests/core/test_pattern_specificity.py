@@ -217,11 +217,12 @@ with open(sys.argv[3], "wb") as f:
 
 
 def observe_in_a_fresh_process(lane: str, n: int, tmp: Path) -> tuple[list[Observed], int]:
-    """`observe` in a fresh Python process. In the test process the measure depended on
-    what ran before it: in CI, after the campaign and core tests in one xdist worker, 10
-    of the 80 derandomized EXIR draws had a symbolic `%` or `//` in their facts, where a
-    fresh process has 1 (2026-12-04; the state that does it, and whether the draws or
-    the lane's facts changed, is not found yet). A nightly worker starts fresh too."""
+    """`observe` in a fresh Python process, as a nightly worker starts. In the test
+    process the sample depended on what ran before it: in CI, after the campaign and core
+    tests in one xdist worker, 10 of the 80 derandomized EXIR draws had a symbolic `%` or
+    `//` in their facts, where a fresh process has 1 (2026-12-04). The cause was the
+    draws, not the facts: Hypothesis drew literals of the modules loaded so far, which
+    fuzz.strategies now turns off (tests/generator/test_generator.py)."""
     out = tmp / f"observed-{lane}.pickle"
     proc = subprocess.run(
         [sys.executable, "-c", _OBSERVE_IN_A_CHILD, lane, str(n), str(out)],

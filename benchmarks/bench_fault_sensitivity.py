@@ -34,6 +34,7 @@ import os
 import pickle
 import sys
 import time
+import traceback
 import types
 from pathlib import Path
 
@@ -65,23 +66,30 @@ def _shown(result) -> set[tuple[str, str, str]]:
 
 
 def forked(fn, *args):
-    """`fn(*args)` in a forked child; its result, or None when the child was killed."""
+    """`fn(*args)` in a forked child: its result, or None when a signal killed the child.
+    An exception in the child ends the measure (its traceback is on stderr)."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
         os.close(read_end)
+        status = 1
         try:
             with os.fdopen(write_end, "wb") as out:
                 pickle.dump(fn(*args), out)
+            status = 0
+        except BaseException:  # noqa: BLE001 - reported by the parent
+            traceback.print_exc()
         finally:
-            os._exit(0)
+            os._exit(status)
     os.close(write_end)
     with os.fdopen(read_end, "rb") as inp:
         data = inp.read()
     _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status) or not data:
+    if os.WIFSIGNALED(status):
         return None
-    return pickle.loads(data)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("the forked child raised (traceback above)")
+    return pickle.loads(data)  # noqa: S301 - our own child's output
 
 
 def main() -> None:

@@ -50,8 +50,11 @@ from packaging.version import Version
 from tests.helpers import ROOT, run_python
 
 FIXED_IN = "1.1"
-EXAMPLES = 100  # N: the first exir.spec-meta case is example 3 of the seed-0 run
-SEED = 0
+# N and the seed. Seeds 0-3 at N = 100 (2026-12-04, once the generator stopped drawing
+# the literals of loaded modules): seed 0 finds no case, seeds 1, 2 and 3 find the first
+# at examples 27, 11 and 58 (seed 0 at example 150 of N = 300).
+EXAMPLES = 100
+SEED = 1
 BUG_KINDS = ("exir.spec-meta", "exir.bound-loss")
 PLAN_KINDS = (
     "exir.spec-meta",

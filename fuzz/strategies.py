@@ -36,10 +36,11 @@ from fuzz.render import render_case
 def _draw_no_local_constants() -> None:
     """Keep Hypothesis from drawing the literals of the modules this process has loaded.
 
-    Since 6.131 Hypothesis' provider now and then (5 % of draws) returns a constant found
-    in the source of the "local" modules in `sys.modules` (our fuzz/, benchmarks/ and
-    fixes/ included; `hypothesis.internal.conjecture.providers._get_local_constants`),
-    and that pool grows as modules are imported. So the same seed drew other programs
+    Hypothesis' provider (6.170 here) now and then (5 % of integer draws) returns a
+    constant found in the source of the "local" modules in `sys.modules` (our fuzz/,
+    benchmarks/ and fixes/ included;
+    `hypothesis.internal.conjecture.providers._get_local_constants`), and that pool grows
+    as modules are imported. So the same seed drew other programs
     after other imports: 38 of 80 derandomized EXIR draws changed after the campaign and
     core tests ran in the process (the pattern-specificity sample of 2026-12-04), and a
     fault night, which imports its plugin, drew other programs than its baseline night.

@@ -127,15 +127,19 @@ def first_detection(doc: dict[str, Any], buckets: set[str]) -> float | None:
 
 
 def diverges_without_plugins(path: str | None, lane: str) -> bool | None:
-    """Whether a finding's case file diverges when replayed without any plugin
-    (`python -m fuzz.outcome CASE LANE cpu`); None when that cannot be told."""
+    """Whether a finding's case file shows a divergence that no registered bug explains
+    when replayed without any plugin (`python -m fuzz.outcome --corpus corpus CASE LANE
+    cpu`); None when that cannot be told. A registered bug the program also shows does
+    not count: a faulty night's program showing the fault's wrong shape and a registered
+    unchecked contract was not the fault's while any divergence counted."""
     if not path or not Path(path).is_file():
         return None
-    cmd = [sys.executable, "-m", "fuzz.outcome", path, lane, "cpu"]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    cmd = [sys.executable, "-m", "fuzz.outcome", "--corpus", str(ROOT / "corpus"), path]
+    proc = subprocess.run([*cmd, lane, "cpu"], cwd=ROOT, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith("OUTCOME "):
-            return json.loads(line[len("OUTCOME ") :])["status"] != "pass"
+            outcome = json.loads(line[len("OUTCOME ") :])
+            return any(not d.get("known_as") for d in outcome.get("divergences", []))
     return None
 
 

@@ -65,3 +65,13 @@ def test_with_a_baseline_a_bucket_it_lacks_is_the_faults_without_replay(replays)
     assert replays == ["corpus/b.py"]  # only the finding in a baseline bucket is replayed
     assert [f["path"] for f in row["new_findings"]] == ["corpus/a.py"]
     assert row["registered_only_here"] == {"executorch_prim_mod_symint": 3}
+
+
+def test_a_replayed_case_that_shows_only_registered_bugs_is_the_faults():
+    """Replayed without the plugin, a faulty night's case may still show a registered bug
+    its program also has (a seed-1 logsumexp night: the fault's wrong shape, plus the
+    registered unchecked contract). Only a divergence no registered bug explains makes
+    the finding not the fault's; a registered case's own program shows none."""
+    case = fault_bench.ROOT / "corpus" / "executorch_sym_pow_unsupported.py"
+    assert fault_bench.diverges_without_plugins(str(case), "exir") is False
+    assert fault_bench.diverges_without_plugins(str(case.with_name("missing.py")), "exir") is None

@@ -12,8 +12,9 @@ fault, the same nightly with `--plugin benchmarks.faults.<name>`:
 
 The rule that attributes findings to the fault (simple and honest): a finding counts for
 the fault when its bucket does not appear in the baseline run of its lane (same seed,
-budget, workers), or when it does but its case file passes when replayed without the
-plugin (`python -m fuzz.outcome CASE LANE cpu`, with this checkout; buckets are coarse,
+budget, workers), or when it does but its case file, replayed without the plugin,
+shows no divergence that a registered bug does not explain (`python -m fuzz.outcome
+--corpus corpus CASE LANE cpu`, with this checkout; buckets are coarse,
 and a baseline false alarm in the flip fault's bucket hid a found flip fault). Per fault,
 from OUT/<name>/report.json:
 
@@ -34,7 +35,7 @@ from OUT/<name>/report.json:
   registered bug's pattern, or the faulty run simply explored other programs.
 
 `--baseline replay` runs no baseline: a finding is the fault's only when its case file
-passes replayed without the plugin (for a machine lent for minutes; registered bugs are
+replays without the plugin as above (for a machine lent for minutes; registered bugs are
 then never counted as the fault's, so "known by mistake" reads 0).
 
 Writes OUT/faults.md (the table and the commands) and OUT/faults.json, prints the table.
@@ -134,8 +135,9 @@ def diverges_without_plugins(path: str | None, lane: str) -> bool | None:
     unchecked contract was not the fault's while any divergence counted."""
     if not path or not Path(path).is_file():
         return None
-    cmd = [sys.executable, "-m", "fuzz.outcome", "--corpus", str(ROOT / "corpus"), path]
-    proc = subprocess.run([*cmd, lane, "cpu"], cwd=ROOT, capture_output=True, text=True)
+    corpus = str(ROOT / "corpus")
+    cmd = [sys.executable, "-m", "fuzz.outcome", "--corpus", corpus, path, lane, "cpu"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith("OUTCOME "):
             outcome = json.loads(line[len("OUTCOME ") :])
@@ -154,7 +156,7 @@ def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
     # Without a baseline run (--baseline replay) every finding is judged by replay alone.
     replay_only = bool(baseline.get("replay_only"))
     # A new finding in a bucket the baseline also has is still the fault's when its case
-    # passes without the plugin: buckets are coarse, and a baseline false alarm in the
+    # replays without the plugin as above: buckets are coarse, and a baseline false alarm in the
     # same one hid a found fault.
     replayed = {
         f["path"]: diverges_without_plugins(f.get("path"), lane)
@@ -252,7 +254,8 @@ def markdown(rows: list[dict[str, Any]], baselines: dict[str, dict[str, Any]], a
         if b.get("replay_only"):
             lines.append(
                 f"- no baseline run for {lane} (`--baseline replay`): a finding is the "
-                "fault's when its case file passes replayed without the plugin; a known "
+                "fault's when its case file, replayed without the plugin, shows only "
+                "registered bugs; a known "
                 "finding is never counted as the fault's (known by mistake reads 0)"
             )
             continue
@@ -289,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=("run", "replay"),
         default="run",
         help="run: a baseline nightly per lane (the rule above); replay: none, and a finding "
-        "is the fault's only when its case passes replayed without the plugin (half the "
+        "is the fault's only when its case replays without the plugin as above (half the "
         "time, for a machine lent briefly)",
     )
     p.add_argument("--list", action="store_true", help="print the faults and exit")

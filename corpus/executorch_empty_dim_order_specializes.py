@@ -13,6 +13,15 @@ tensor with a maximum capacity of 12 elements to 36 elements", `set_inputs` erro
 or fails `execute` on a smaller one. No error is raised while lowering. Eager returns
 `x * 2` and `x * 2 + 1` for every size in the declared ranges.
 
+Where the size is an expression of several symbols (`v.new_empty((v.shape[1] + 1, 2))`
+with `v = x.flatten(1, 2)`: s27*s53 + 1), the guard `Eq(s27*s53 + 1, 16)` replaces no
+symbol: the contract stays dynamic and only that op's output is static, (16, 2). Every
+call of another size then fails `execute` ("Attempted to resize a static tensor.
+Expected shape (16, 2), but received (7, 2)", in `_empty_dim_order`'s kernel). The lane
+records it as fact `specialized` "to_edge:dim_order_ops._empty_dim_order.default"
+(patterns 4 and 5; found by a fault-benchmark night, seed 1, reproduced without the
+plugin and with fixes and speedups off).
+
 The same schema also crashes on an unbacked size
 (corpus/executorch_empty_dim_order_unbacked_size.py, one upstream fix for both), and makes
 a `torch.cond` over such a value fail to_executorch: LegalizePortableDimOrderPass re-traces
@@ -46,8 +55,9 @@ EXPECT = ("exir.under-allocation", "exir.crash")
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py): to_edge
 # specialized a declared dynamic dim (the lane's `specialized` fact) in a program with an
-# `_empty_dim_order` node, and a later call of another size then finds the plan too small,
-# the runtime refusing it, or the cond replay check failing.
+# `_empty_dim_order` node, or made that node's own size static where the size is an
+# expression of several dims, and a later call of another size then finds the plan too
+# small, the runtime refusing it, or the cond replay check failing.
 MATCHES = (
     {
         "kind": "exir.under-allocation",
@@ -69,6 +79,18 @@ MATCHES = (
             "ops": ["dim_order_ops._empty_dim_order.default", "higher_order.cond"],
             "specialized": "to_edge",
         },
+    },
+    {
+        "kind": "exir.crash",
+        "stage": "call",
+        "details": r"method->(set_inputs|execute)\(\) (for method '\w+' )?failed",
+        "facts": {"specialized": "to_edge:dim_order_ops._empty_dim_order.default"},
+    },
+    {
+        "kind": "exir.under-allocation",
+        "stage": "call",
+        "details": r"planned \[.*\] \(\d+ bytes\) but",
+        "facts": {"specialized": "to_edge:dim_order_ops._empty_dim_order.default"},
     },
 )
 # Searched the issue index (pytorch/executorch, pytorch/pytorch) for "MemoryFormatOpsPass

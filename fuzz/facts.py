@@ -45,7 +45,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 size only (LaneReport.details["specialized"]); absent when none did.
                 With "empty-at-example" besides when such a dim sizes a value that is
                 empty at the export example but not always (`x[2:]` of 2 rows; details
-                "specialized_empty")
+                "specialized_empty"). "<stage>:<op>" ("to_edge:dim_order_ops._empty_dim_
+                order.default") where that stage made an op's size static that the
+                program computes from dynamic dims, with no dim specialized (a guard on
+                `s27*s53 + 1`; details "static_sizes", contract.static_sizes)
     matches_eager_with  EXIR calls whose runtime result differs from eager: the emulated
                 kernel semantics under which the exported program computes what the
                 runtime did ("int-remainder-truncated"), fuzz/backends/exir/emulate.py;
@@ -285,6 +288,8 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["specialized"] = sorted(set(specialized.values()))
         if details.get("specialized_empty"):  # a specialized dim sized an empty value
             facts["specialized"].append("empty-at-example")
+    if static := details.get("static_sizes"):  # {"s27*s53 + 1=16": "to_edge:<op>"}
+        facts["specialized"] = sorted(set(facts.get("specialized", ())) | set(static.values()))
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)
     if kind := error_type(quoted):
         facts["error_type"] = kind

@@ -825,6 +825,22 @@ VARIANTS = {
         DIMS = {"x0": {0: (2, 3)}}
         """,
     ),
+    # A size of several dims (s1*s2 + 1): the guard replaces no symbol, only the op's own
+    # output is static and a call of other sizes fails execute. The floor-division fault
+    # night (seed 1) found it with a pow and two branches around it.
+    "executorch_empty_dim_order_specializes:product-of-dims": (
+        "exir",
+        """
+        def program(x):
+            v = x.flatten(1, 2)
+            return (v.new_empty((v.shape[1] + 1, 2)).fill_(1.5), v * 2.0)
+
+        def calls():
+            return [(torch.randn(6, 3, 5),), (torch.randn(6, 2, 3),)]
+
+        DIMS = {"x": {1: (2, 3), 2: (3, 7)}}
+        """,
+    ),
     # As the default night at ccaf204 found it: a cond over the specialized value fails
     # to_executorch's replay check, with backed sizes.
     "executorch_empty_dim_order_specializes:cond": (
@@ -1154,6 +1170,33 @@ def test_a_log_softmax_check_failure_is_the_float64_bug_only_with_a_float64_log_
     assert known(["aten._log_softmax.default", "aten._log_softmax.default:float64"]) == [name]
     assert name not in known(["aten._log_softmax.default", "aten._log_softmax.default:float32"])
     assert name not in known(["aten.mul.Tensor:float64", "aten._log_softmax.default:float16"])
+
+
+def test_a_static_size_crash_is_the_empty_dim_order_bug_only_where_that_op_made_it():
+    """A runtime refusal in a program whose lowering made a size of several dims static
+    is the `_empty_dim_order` schema's bug only when that op's node is the one holding the
+    static size: another op doing the same is another upstream gap."""
+    error = (
+        "RuntimeError: method->execute() failed with error 0x12 (runtime log: "
+        "[tensor_impl.cpp:135] Attempted to resize a static tensor.)"
+    )
+
+    def known(specialized):
+        facts = {"ops": ["dim_order_ops._empty_dim_order.default"], "specialized": specialized}
+        d = {
+            "kind": "exir.crash",
+            "stage": "call[1]",
+            "details": "the runtime raised " + error,
+            "data": {"error": error, "facts": facts},
+        }
+        source = "import torch\n\ndef program(x):\n    return (x,)\n"
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    name = "executorch_empty_dim_order_specializes"
+    assert known(["to_edge:dim_order_ops._empty_dim_order.default"]) == [name]
+    assert name not in known(["to_edge:aten.full.default"])
+    assert name not in known(["to_executorch:dim_order_ops._empty_dim_order.out"])
+    assert name not in known([])
 
 
 def test_an_int_list_the_emitter_cannot_box_is_the_prune_bug_only_at_a_symbolic_full():

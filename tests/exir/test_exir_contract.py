@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import sympy
 import torch
 
 from fuzz.backends.exir.contract import contract_probes, outside_contract, reason_kind
@@ -59,6 +60,25 @@ def test_the_contract_is_the_one_export_declared_when_the_lowering_specializes_a
 def test_a_lowering_that_keeps_the_dims_dynamic_specializes_nothing():
     b = build(doubled, (torch.randn(3), torch.randn(6), torch.randn(2, 4)), {0: {0: (2, 5)}})
     assert b.specialized == {}
+    assert b.static_sizes == {}
+
+
+def new_empty_of_a_product(x):
+    v = x.flatten(1, 2)
+    return (v.new_empty((v.shape[1] + 1, 2)).fill_(1.5), v * 2.0, v.new_zeros(v.shape[1]))
+
+
+def test_a_size_of_several_dims_made_static_is_noted_with_its_op():
+    """`new_empty` sized s1*s2 + 1: the guard to_edge adds replaces no symbol, so no dim is
+    specialized, but `_empty_dim_order`'s output is (16, 2) at the example (3, 5). The
+    build notes that size once, at the stage that made it, with the op's node; new_zeros
+    of s1*s2 stays symbolic and is not noted."""
+    b = build(new_empty_of_a_product, (torch.randn(6, 3, 5),), {0: {1: (2, 3), 2: (3, 7)}})
+    assert b.specialized == {}
+    [(size, where)] = b.static_sizes.items()
+    assert size.endswith("+ 1=16") and len(sympy.sympify(size.split("=")[0]).free_symbols) == 2
+    assert where == "to_edge:dim_order_ops._empty_dim_order.default"
+    assert outside_contract(b.ep, (torch.randn(6, 2, 3),)) is None  # the contract is intact
 
 
 def test_each_reason_a_call_is_outside_the_contract_has_a_kind():

@@ -173,6 +173,9 @@ class ExirLane:
             if empty := b.specialized_empty:
                 report.details["specialized_empty"] = empty
             report.counters["specialized-by-lowering"] += 1
+        if b.static_sizes:  # sizes computed from dynamic dims, made static by the lowering
+            report.details["static_sizes"] = dict(b.static_sizes)
+            report.counters["static-size-by-lowering"] += 1
         self.check_build(b, lane_calls, device, report)
         return report
 

@@ -291,10 +291,18 @@ class ExirBuild:
     # symbol=value -> the stage that specialized a dim the exported contract declares
     # dynamic (fuzz.backends.exir.contract.specialized): {"s77=3": "to_edge"}
     specialized: dict[str, str] = dataclasses.field(default_factory=dict)
+    # "<size expression>=<int>" -> "<stage>:<op>", the stage whose graph first made a size
+    # that the program computes from dynamic dims static without specializing a dim, and
+    # the op of the node that did (fuzz.backends.exir.contract.static_sizes):
+    # {"s27*s53 + 1=16": "to_edge:dim_order_ops._empty_dim_order.default"}
+    static_sizes: dict[str, str] = dataclasses.field(default_factory=dict)
 
-    def note_specialized(self, stage: str) -> None:
+    def note_specialized(self, stage: str, program: Any = None) -> None:
         for sym in contract.specialized(self.ep):
             self.specialized.setdefault(sym, stage)
+        if program is not None:
+            for size, op in contract.static_sizes(program.graph_module).items():
+                self.static_sizes.setdefault(size, f"{stage}:{op}")
 
     @property
     def specialized_empty(self) -> list[str]:
@@ -340,7 +348,7 @@ def build(
         raise StageError("to_edge", e, ep) from e
     t_edge = time.perf_counter() - t
     result = ExirBuild(ep, edge, timings=Counter(export=t_export, to_edge=t_edge))
-    result.note_specialized("to_edge")
+    result.note_specialized("to_edge", edge.exported_program())
     result.probe = SpecProbe()
     t = time.perf_counter()
     try:
@@ -351,7 +359,7 @@ def build(
             raise Unsupported(f"to_executorch: {str(e).strip()[:300]}") from e
         result.error = e
     result.timings["to_executorch"] = time.perf_counter() - t
-    result.note_specialized("to_executorch")
+    result.note_specialized("to_executorch", result.et_program)
     return result
 
 

@@ -275,3 +275,42 @@ def test_every_fault_uninstalls_exactly():
     lines = [line for line in proc.stdout.splitlines() if line.startswith("BAD ")]
     assert lines, proc.stderr[-4000:]
     assert json.loads(lines[-1][4:]) == []
+
+
+_LOGSUMEXP_DTYPES = """
+import json, sys, torch
+from torch._decomp import decomposition_table
+stock = decomposition_table[torch.ops.aten.logsumexp.default]
+import benchmarks.faults.logsumexp_squeeze_first as fault
+faulty = decomposition_table[torch.ops.aten.logsumexp.default]
+torch.manual_seed(0)
+rows = {}
+for name, x in {"float32": torch.randn(3, 4, 5), "int64": torch.randint(-3, 4, (3, 4, 5))}.items():
+    for dims, keepdim in (((0, 2), False), ((0, 2), True), ((1,), False)):
+        a, b = stock(x, dims, keepdim), faulty(x, dims, keepdim)
+        same = a.shape == b.shape and a.dtype == b.dtype and torch.allclose(a, b)
+        rows[f"{name} {dims} {keepdim}"] = [list(b.shape), str(b.dtype), same]
+fault.uninstall()
+print("ROWS " + json.dumps(rows))
+"""
+
+
+@pytest.mark.slow
+def test_the_logsumexp_fault_reaches_int_inputs_as_upstream_promotes_them():
+    """The slip sits in upstream's body, under its INT_TO_FLOAT wrapper: an int operand
+    shows it as a float one does, and a keepdim or single-dim call shows nothing."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOGSUMEXP_DTYPES],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("ROWS ")]
+    assert lines, proc.stderr[-4000:]
+    rows = json.loads(lines[-1][5:])
+    for dtype in ("float32", "int64"):
+        assert rows[f"{dtype} (0, 2) False"] == [[4, 4], "torch.float32", False]
+        assert rows[f"{dtype} (0, 2) True"] == [[1, 4, 1], "torch.float32", True]
+        assert rows[f"{dtype} (1,) False"] == [[3, 5], "torch.float32", True]

@@ -2,7 +2,8 @@
 fault benchmark (benchmarks/fault_bench.py), generation and one lane, no campaign.
 
     python benchmarks/bench_fault_sensitivity.py FAULT [--ops a,b] [--programs 150]
-                                                 [--seed 1] [--as-worker]
+                                                 [--seed 1] [--as-worker] [--fork]
+                                                 [--verbose]
 
 FAULT is a name in benchmarks/faults (its lane and, unless --ops, the ops it lives in
 come from there). Hypothesis draws --programs cases for the lane with those ops as the
@@ -23,6 +24,8 @@ met by logsumexp_squeeze_first's programs), ends the run with no figure. `--fork
 program that holds the op in a forked child instead (torch on one thread, as fork needs): a
 child killed by a signal is counted as `killed`, not as showing the fault (the nightly files
 such a kill as a crash that the registry tells apart by its log, which a fork does not keep).
+`--verbose` prints each program holding the op: its lines calling the op, its inputs, and
+what the runs with and without the fault showed (why a draw missed the fault).
 """
 
 from __future__ import annotations
@@ -92,6 +95,26 @@ def forked(fn, *args):
     return pickle.loads(data)  # noqa: S301 - our own child's output
 
 
+def _explain(case, ops, faulty, stock, added) -> None:
+    """--verbose: the program's lines that call the op, its inputs, and what each run showed."""
+    names = {op.split("_")[0] for op in ops}
+    lines = [ln.strip() for ln in case.source.splitlines() if any(n in ln for n in names)]
+    inputs = (getattr(case.module, "META", None) or {}).get("inputs")
+
+    def kinds(result):
+        if result is None:
+            return "nothing"
+        return "; ".join(
+            sorted({f"{d.kind}@{d.stage} {d.details[:70]}" for d in result.divergences})
+        )
+
+    verdict = "SHOWN" if added else "missed"
+    print(f"--- {verdict}: {' | '.join(lines)[:300]}  inputs {inputs}", flush=True)
+    print(f"    with the fault: {kinds(faulty)[:400]}", flush=True)
+    if not added:
+        print(f"    stock:          {kinds(stock)[:400]}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("fault", choices=sorted(FAULTS))
@@ -100,6 +123,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--as-worker", action="store_true", help="draw as a nightly worker")
     parser.add_argument("--fork", action="store_true", help="run each program in a forked child")
+    parser.add_argument(
+        "--verbose", action="store_true", help="print each program holding the op and why"
+    )
     args = parser.parse_args()
     module_name, lane = FAULTS[args.fault][:2]
     ops = tuple(args.ops.split(",")) if args.ops else FAULT_OPS[args.fault]
@@ -125,10 +151,11 @@ def main() -> None:
             faulty = run_case(case, (lane,), ("cpu",), confirm=False)
         finally:
             fault.uninstall()
-        if not faulty.divergences:
-            return False
-        stock = run_case(case, (lane,), ("cpu",), confirm=False)
-        return bool(_shown(faulty) - _shown(stock))
+        stock = run_case(case, (lane,), ("cpu",), confirm=False) if faulty.divergences else None
+        added = _shown(faulty) - (_shown(stock) if stock is not None else set())
+        if args.verbose:
+            _explain(case, ops, faulty, stock, added)
+        return bool(added)
 
     def try_program(generated) -> None:
         counts["programs"] += 1

@@ -32,6 +32,8 @@ def calls():
 LANES = ("exir",)
 DIMS = {"x": {0: (0, 3), 1: (2, 5)}}
 EXPECT = ("exir.bound-loss",)
+# Since the runtime runs fuzz:: ops (our kernels), its contract probes run too.
+ALSO = ("executorch_runtime_per_dim_bounds", "executorch_runtime_unchecked_guards")
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies it (fuzz/known.py): a bound lost by no more than the bound of the
 # multiplied-out assertions (fuzz/backends/exir/oracles/plan.py, `_mark_interval_slack`).

@@ -12,6 +12,7 @@ Two groups, both under the `fuzz` namespace (`torch.ops.fuzz.*`):
   `thunder.torch.custom_op._register_custom_op` and run by `custom_op_ex`): `head(x, n)`
   is the first n elements of x, zero-padded (its size comes from a number or a shape),
   `bmul(a, b)` is `a * b` with broadcasting (its size is the broadcast shape).
+  The ExecuTorch runtime runs them through kernels of ours (fuzz/backends/exir/kernels).
 
 Every functional op has an `.out` overload (keyword-only `out`, resized by the kernel) so
 that ExecuTorch's ToOutVarPass can memory-plan it. `torch.library.custom_op` cannot
@@ -158,8 +159,12 @@ def _head_fake(x, n):
 
 @torch.library.custom_op(f"{NAMESPACE}::bmul", mutates_args=())
 def bmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """`a * b`, broadcasting."""
-    return a * b
+    """`a * b`, broadcasting, computed in `torch.promote_types(a.dtype, b.dtype)`: the dtype
+    its fake kernel and the generator's rule give. (`a * b` itself would be float16 for a
+    float16 tensor times a 0-dim float32 one, which no fake kernel of promote_types says:
+    the runtime kernel, which writes the planned dtype, would then disagree with eager.)"""
+    dtype = torch.promote_types(a.dtype, b.dtype)
+    return a.to(dtype) * b.to(dtype)
 
 
 @bmul.register_fake

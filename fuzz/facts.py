@@ -48,7 +48,7 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 "specialized_empty"). "<stage>:<op>" ("to_edge:dim_order_ops._empty_dim_
                 order.default") where that stage made an op's size static that the
                 program computes from dynamic dims, with no dim specialized (a guard on
-                `s27*s53 + 1`; details "static_sizes", contract.static_sizes)
+                `s27*s53 + 1`; details "static_sizes", fuzz.backends.exir.graph.static_sizes)
     matches_eager_with  EXIR calls whose runtime result differs from eager: the emulated
                 kernel semantics under which the exported program computes what the
                 runtime did ("int-remainder-truncated"), fuzz/backends/exir/emulate.py;

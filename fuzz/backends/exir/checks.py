@@ -38,7 +38,7 @@ from fuzz.backends.exir.oracles import overlap as exir_overlap
 from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.oracles import variance as exir_variance
 from fuzz.backends.exir.origin import locate
-from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
+from fuzz.backends.exir.runtime import LoadedProgram, run_on_runtime, runtime_plan
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord
@@ -259,15 +259,13 @@ class LaneRun:
 
     def load_runtime(self) -> None:
         """Load the .pte on the pip runtime, unless it lacks kernels (static checks only)."""
-        missing = (
-            missing_kernels(self.b.planned_gm) if self.settings.runtime else ["(runtime disabled)"]
-        )
-        self.report.details["runtime"] = (
-            "pip runtime" if not missing else f"static checks only: no kernel for {missing}"
-        )
-        if missing:
+        detail, static = runtime_plan(self.b.planned_gm, self.settings.runtime)
+        self.report.details["runtime"] = detail
+        if static:
             self.report.counters["runtime-static-only"] += 1
             return
+        if "fuzz::" in detail:
+            self.report.counters["runtime-fuzz-kernels"] += 1
         try:
             self.loaded = self._timed_runtime(lambda: LoadedProgram(self.b.buffer))
         except Exception as e:

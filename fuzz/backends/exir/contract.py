@@ -30,7 +30,6 @@ import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind, OutputKind
 
 from fuzz.backends.exir.graph import dim_expr, unbounded
-from fuzz.facts import target_name
 from fuzz.observe import CallRecord
 from fuzz.oracles.results import value_mismatch
 
@@ -106,39 +105,6 @@ def specialized(ep: torch.export.ExportedProgram) -> list[str]:
             if isinstance(frozen, sympy.Symbol) and now.is_Integer:
                 out.add(f"{frozen}={int(now)}")
     return sorted(out, key=lambda s: (len(s), s))
-
-
-def static_sizes(gm: torch.fx.GraphModule) -> dict[str, str]:
-    """The sizes the program computes from its dynamic dims that a node of `gm` (cond
-    branches included) now makes static, with that node's op: {"s27*s53 + 1=16":
-    "dim_order_ops._empty_dim_order.default"}, for a node whose size-list argument holds
-    a symbolic SymInt while the value it makes has a plain int in that dim.
-
-    `specialized` sees a guard that replaces one symbol (s77 -> 3). A guard on an
-    expression of several symbols (`Eq(s27*s53 + 1, 16)`, from a pass that turns a
-    SymInt size into an int through an `int[]` schema) replaces none: the contract stays
-    dynamic, only that op's output is planned at the example's size."""
-    out: dict[str, str] = {}
-    for mod in gm.modules():
-        graph = getattr(mod, "graph", None)
-        if not isinstance(graph, torch.fx.Graph):
-            continue
-        for node in graph.nodes:
-            val = node.meta.get("val")
-            sizes = node.args[0] if node.op == "call_function" and node.args else None
-            if not isinstance(val, torch.Tensor) or not isinstance(sizes, (list, tuple)):
-                continue
-            if len(sizes) != val.dim():
-                continue
-            for arg, made in zip(sizes, val.shape):
-                size = arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
-                if (
-                    isinstance(size, torch.SymInt)
-                    and not size.node.expr.is_number
-                    and not isinstance(made, torch.SymInt)
-                ):
-                    out.setdefault(f"{size.node.expr}={made}", target_name(node.target))
-    return out
 
 
 _GUARDS: weakref.WeakKeyDictionary[Any, Callable[..., Any] | None] = weakref.WeakKeyDictionary()

@@ -29,6 +29,8 @@ from executorch.exir.tensor import TensorSpec
 from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.value_ranges import bound_sympy
 
+from fuzz.facts import target_name
+
 GraphPath = tuple[str, ...]  # submodule attribute names from the top graph; () is the top
 
 # ---------------------------------------------------------------------------------------
@@ -252,3 +254,36 @@ def actual_value(
             return None
         value = value[index]
     return value
+
+
+def static_sizes(gm: torch.fx.GraphModule) -> dict[str, str]:
+    """The sizes the program computes from its dynamic dims that a node of `gm` (cond
+    branches included) now makes static, with that node's op: {"s27*s53 + 1=16":
+    "dim_order_ops._empty_dim_order.default"}, for a node whose size-list argument holds
+    a symbolic SymInt while the value it makes has a plain int in that dim.
+
+    `contract.specialized` sees a guard that replaces one symbol (s77 -> 3). A guard on an
+    expression of several symbols (`Eq(s27*s53 + 1, 16)`, from a pass that turns a
+    SymInt size into an int through an `int[]` schema) replaces none: the contract stays
+    dynamic, only that op's output is planned at the example's size."""
+    out: dict[str, str] = {}
+    for mod in gm.modules():
+        graph = getattr(mod, "graph", None)
+        if not isinstance(graph, torch.fx.Graph):
+            continue
+        for node in graph.nodes:
+            val = node.meta.get("val")
+            sizes = node.args[0] if node.op == "call_function" and node.args else None
+            if not isinstance(val, torch.Tensor) or not isinstance(sizes, (list, tuple)):
+                continue
+            if len(sizes) != val.dim():
+                continue
+            for arg, made in zip(sizes, val.shape):
+                size = arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
+                if (
+                    isinstance(size, torch.SymInt)
+                    and not size.node.expr.is_number
+                    and not isinstance(made, torch.SymInt)
+                ):
+                    out.setdefault(f"{size.node.expr}={made}", target_name(node.target))
+    return out

@@ -44,7 +44,7 @@ from torch.fx.passes.infra.pass_base import PassBase, PassResult
 import fuzz.backends.exir.contract as contract
 import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)
 from fuzz import speedups
-from fuzz.backends.exir.graph import SpecRecord, graph_levels
+from fuzz.backends.exir.graph import SpecRecord, graph_levels, static_sizes
 from fuzz.backends.exir.inputs import independent
 from fuzz.backends.exir.mapping import snapshot_specs
 
@@ -293,7 +293,7 @@ class ExirBuild:
     specialized: dict[str, str] = dataclasses.field(default_factory=dict)
     # "<size expression>=<int>" -> "<stage>:<op>", the stage whose graph first made a size
     # that the program computes from dynamic dims static without specializing a dim, and
-    # the op of the node that did (fuzz.backends.exir.contract.static_sizes):
+    # the op of the node that did (fuzz.backends.exir.graph.static_sizes):
     # {"s27*s53 + 1=16": "to_edge:dim_order_ops._empty_dim_order.default"}
     static_sizes: dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -301,7 +301,7 @@ class ExirBuild:
         for sym in contract.specialized(self.ep):
             self.specialized.setdefault(sym, stage)
         if program is not None:
-            for size, op in contract.static_sizes(program.graph_module).items():
+            for size, op in static_sizes(program.graph_module).items():
                 self.static_sizes.setdefault(size, f"{stage}:{op}")
 
     @property

@@ -1,7 +1,10 @@
 """Loading and running .pte programs with the pip ExecuTorch runtime.
 
-`missing_kernels` says which operators of a program the runtime has no kernel for (the
-harness's `fuzz::` custom ops): such programs are checked statically only.
+`missing_kernels` says which operators of a program the runtime has no kernel for: such
+programs are checked statically only. The harness's own `fuzz::` custom ops get runtime
+kernels of ours (fuzz/backends/exir/kernels/, loaded before the registry is first read,
+`$FUZZ_RUNTIME_KERNELS=off` to leave them out); where they cannot be built, those
+programs stay static, with the reason.
 `LoadedProgram` keeps a Program and its forward Method together (a Method whose Program
 was collected crashes the process). `run_on_runtime` runs one call and returns a
 `CallRecord` comparable with eager's (fuzz.oracles.results.compare_results).
@@ -37,6 +40,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -44,6 +48,7 @@ import torch.utils._pytree as pytree
 from executorch.runtime import Runtime
 from torch.export.graph_signature import InputKind, OutputKind
 
+import fuzz.backends.exir.kernels as kernels
 from fuzz.backends.exir.graph import graph_levels, op_schema
 from fuzz.backends.exir.inputs import canonical_copy
 from fuzz.errors import error_text
@@ -58,26 +63,59 @@ LOG_LINE_CHARS = 160
 _LOG_NOISE = re.compile(r"^\[(?:cpuinfo_utils\.cpp:\d+\]|method\.cpp:\d+\] arg \d+ with type id)")
 
 
+KERNELS_ENV = "FUZZ_RUNTIME_KERNELS"
+
+
+def fuzz_kernels() -> dict[str, Any]:
+    """Our `fuzz::` kernels in the runtime (fuzz/backends/exir/kernels): {"loaded": path,
+    "ops": [...]}, or {"error": why} (off, or not buildable here)."""
+    if os.environ.get(KERNELS_ENV, "on").strip().lower() == "off":
+        return {"error": f"${KERNELS_ENV}=off"}
+    return kernels.load()
+
+
 def runtime_operator_names() -> frozenset[str]:
     global _REGISTERED
     if _REGISTERED is None:
+        fuzz_kernels()  # before the registry is read: it adds the fuzz:: kernels
         _REGISTERED = frozenset(Runtime.get().operator_registry.operator_names)
     return _REGISTERED
 
 
-def missing_kernels(gm: torch.fx.GraphModule) -> list[str]:
-    """Operators of the final program the pip runtime has no kernel for (e.g. `fuzz::`)."""
-    known = runtime_operator_names()
-    missing = set()
+def runtime_ops(gm: torch.fx.GraphModule) -> list[str]:
+    """The operators of the final program as the runtime names them ("aten::add.out")."""
+    ops = set()
     for _, level in graph_levels(gm):
         for node in level.graph.nodes:
             schema = op_schema(node.target) if node.op == "call_function" else None
-            if schema is None:
-                continue
-            name = f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name
-            if name not in known and not name.startswith("aten::sym_"):
-                missing.add(name)
-    return sorted(missing)
+            if schema is not None:
+                overload = schema.overload_name
+                ops.add(f"{schema.name}.{overload}" if overload else schema.name)
+    return sorted(ops)
+
+
+def missing_kernels(gm: torch.fx.GraphModule) -> list[str]:
+    """Operators of the final program the pip runtime has no kernel for."""
+    known = runtime_operator_names()
+    return [op for op in runtime_ops(gm) if op not in known and not op.startswith("aten::sym_")]
+
+
+def runtime_plan(gm: torch.fx.GraphModule, enabled: bool = True) -> tuple[str, bool]:
+    """How the lane runs the final program: (the `runtime` detail, whether it gets static
+    checks only). Static when the runtime is disabled or lacks a kernel (with our fuzz::
+    kernels' reason when they are what is missing)."""
+    if not enabled:
+        return "static checks only: no kernel for ['(runtime disabled)']", True
+    missing = missing_kernels(gm)
+    ours = fuzz_kernels()
+    if missing:
+        why = f"static checks only: no kernel for {missing}"
+        if "error" in ours and any(op.startswith("fuzz::") for op in missing):
+            why += f" (our fuzz:: kernels: {ours['error']})"
+        return why, True
+    if any(op.startswith("fuzz::") for op in runtime_ops(gm)):
+        return f"pip runtime, with our fuzz:: kernels ({Path(ours['loaded']).name})", False
+    return "pip runtime", False
 
 
 class LoadedProgram:

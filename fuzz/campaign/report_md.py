@@ -303,6 +303,14 @@ def _by_kind(by: dict[str, int] | None) -> str:
     )
 
 
+def _static(r: dict[str, Any]) -> str:
+    """ "; static checks only (no runtime kernel) 3 (2.1%)" for an EXIR lane, else ""."""
+    if r.get("runtime_static_share") is None:
+        return ""
+    share = 100 * r["runtime_static_share"]
+    return f"; static checks only (no runtime kernel) {r['runtime_static_programs']} ({share:.1f}%)"
+
+
 def _checked(doc: dict[str, Any]) -> list[str]:
     """Per lane, what the blind spots judge, under their limits too (report.json
     "checked"; fuzz.campaign.report.check_rates)."""
@@ -320,6 +328,7 @@ def _checked(doc: dict[str, Any]) -> list[str]:
             f"({share(r['oracle_error_share'])}); outside-contract rate "
             f"{share(r['outside_contract_rate'])}{_by_kind(r.get('outside_contract_by'))}; "
             f"unmapped share {share(r['unmapped_share'])}"
+            f"{_static(r)}"
             f"; mismatches set aside by the float64 call: {r.get('within_eager_error', 0)} "
             f"within eager's error, {r.get('ill_conditioned', 0)} decided by rounding."
         )

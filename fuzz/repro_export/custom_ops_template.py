@@ -115,10 +115,11 @@ torch.library.impl("fuzz::head.out", "CompositeExplicitAutograd", lib=_lib)(
 torch.library.register_fake("fuzz::head.out", lib=_lib)(lambda x, n, *, out: out)
 """,
     "bmul": """
-# bmul(a, b): a * b, broadcasting.
+# bmul(a, b): a * b, broadcasting, in torch.promote_types(a.dtype, b.dtype).
 @torch.library.custom_op("fuzz::bmul", mutates_args=())
 def bmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    return a * b
+    dtype = torch.promote_types(a.dtype, b.dtype)
+    return a.to(dtype) * b.to(dtype)
 
 
 bmul.register_fake(

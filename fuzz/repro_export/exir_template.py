@@ -133,6 +133,18 @@ def ops_without_kernels(et):
     return sorted(missing)
 
 
+def unrunnable(missing):
+    """The verdict for a .pte the installed runtime cannot run (exit 2, not "OK")."""
+    why = f"UNSUPPORTED: the runtime has no kernel for {missing}"
+    if any(op.startswith("fuzz::") for op in missing):
+        why += (
+            ": the program calls the harness's custom ops (torch.ops.fuzz.*), which the "
+            "harness runs on the runtime with kernels of its own (pt2-difffuzz, "
+            "fuzz/backends/exir/kernels/fuzz_ops.cpp); this script does not carry them"
+        )
+    return why
+
+
 class Loaded:
     """The .pte loaded on the runtime (the Program must outlive its Method)."""
 
@@ -236,8 +248,7 @@ def check():
     ep, edge, et = built
     missing = ops_without_kernels(et)
     if missing:
-        print(f"note: the runtime has no kernel for {missing}: the calls are not run")
-        return []
+        return unrunnable(missing)
     print("loading the .pte on the runtime", flush=True)
     try:
         loaded = Loaded(et)

@@ -163,7 +163,10 @@ def test_the_script_agrees_with_the_stock_replay(case, tmp_path):
     status, output = run_script(done.folder / "repro.py")
     assert status in (0, 1, 2), f"the script failed ({status}):\n{output}"
     if status == 2:
-        assert "UNSUPPORTED: " in output and done.check is None
+        # a kind the script cannot check, or a .pte holding the harness's custom ops,
+        # which the stock runtime has no kernel for (the harness runs its own)
+        assert "UNSUPPORTED: " in output
+        assert done.check is None or "harness's custom ops" in output, output
         pytest.skip(output.splitlines()[-1][:200])
     assert ("DIVERGES: " in output) == (status == 1), output
     assert ("OK: " in output) == (status == 0), output

@@ -13,6 +13,16 @@ shape over the same reduction plan (op_amin.cpp includes reduce_util.h) and abor
 measured on 2026-12-04, after a default nightly's SIGABRT on a program with an `amin`
 that no pattern recognised.
 
+`argmax`/`argmin` over an empty operand abort alike, in the single-dim plan
+(`[reduce_util.h:494] In function map_reduce_over_dim<..., native::argmax_out(...)`; the
+runtime's log buffer cuts the line before its assertion). Eager raises there, so a call
+inside the contract never feeds one an empty operand; a lower contract probe does (a
+size below the exported minimum makes `tensor_split`'s first piece empty), when the
+runtime accepts it (corpus/executorch_runtime_per_dim_bounds.py) and then dies. Such a
+death is recognised by the runtime's last log lines, which a process that dies in
+isolation leaves for its parent (fuzz.procs.RUNTIME_LOG_ENV): patterns 3 and 4. Found
+by the fault-benchmark nights of 2026-12-05 (seeds 2 and 4), an `amin` and an `argmax`.
+
 It kills whatever process runs it, so it runs isolated (ISOLATE).
 """
 
@@ -44,6 +54,18 @@ MATCHES = (
         "stage": "process",
         "details": r"SIGABRT",
         "facts": {"ops": "aten.amin.default", "sizes": "empty"},
+    },
+    {
+        "kind": "exir.crash",
+        "stage": "process",
+        "details": r"SIGABRT\) \(runtime log: .*MapReduceOverDimListPlan\(\), assert failed "
+        r"\(in\.numel\(\) > 0\): Input tensor must be nonempty",
+    },
+    {
+        "kind": "exir.crash",
+        "stage": "process",
+        "details": r"SIGABRT\) \(runtime log: .*\[reduce_util\.h:\d+\] In function "
+        r"map_reduce_over_dim<[^;]*native::arg(max|min)_out\(",
     },
 )
 # Searched the issue index for "MapReduceOverDimListPlan Input tensor must be nonempty"

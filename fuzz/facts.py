@@ -58,6 +58,11 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 "aten.mul.Tensor:0-dim,number" (kinds "0-dim", "tensor", "number");
                 absent when no node departs by dtype
 
+    during      a process death only (`announced`): what the lane was running when the
+                process died, "calls" (the program on its calls) or "contract[lower]"
+                (a contract probe, an input outside the exported contract: see
+                fuzz.backends.exir.contract.announce_probe)
+
 The call is the one the divergence's stage names ("call[2]"); for a stage that is not a
 call (export, to_edge, memory planning, probes) it is the call the lane built from (the
 EXIR example call), else the first. The lane contributes `ops` (LaneReport.details:

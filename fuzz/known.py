@@ -13,7 +13,7 @@ every field the pattern gives matches:
     facts    {fact: glob or [globs]}: what was observed about the run that diverged
              (fuzz/facts.py: "ops" as the lane saw them, "inputs" storage structure,
              "sizes", "dtypes", "numbers", "error_type", "at", "origin",
-             "specialized", "matches_eager_with"). For a list-valued fact every glob
+             "specialized", "matches_eager_with", "during"). For a list-valued fact every glob
              must match one of its elements ({"inputs": "same-tensor"},
              {"ops": ["aten.nonzero.default", "*dim_order*"]}); for a text fact the glob
              must match it ({"error_type": "IndexError"}). A divergence without the fact
@@ -60,6 +60,7 @@ FACTS = (
     "dtype_origin",
     "specialized",
     "matches_eager_with",
+    "during",
 )  # fuzz/facts.py
 
 

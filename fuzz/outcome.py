@@ -42,10 +42,13 @@ from fuzz.errors import error_text
 from fuzz.facts import ANNOUNCE_ENV, announced
 from fuzz.prepare import PluginError, all_fixes_on, lane_unavailable, prepare
 from fuzz.procs import (
+    RUNTIME_LOG_ENV,
     child_env,
+    new_runtime_log,
     outcome_command,
     outcome_printed,
     run_isolated,
+    runtime_log_tail,
     signal_name,
 )
 
@@ -205,7 +208,10 @@ def run_lane_isolated(
     cmd = outcome_command(case.path, lane, device, switch, plugins, seed=seed, corpus=corpus)
     printed: list[str] = []
     start = time.perf_counter()
-    rc, hung = run_isolated(cmd, child_env() | {ANNOUNCE_ENV: "1"}, timeout, printed)
+    log = new_runtime_log()
+    env = child_env() | {ANNOUNCE_ENV: "1", RUNTIME_LOG_ENV: log}
+    rc, hung = run_isolated(cmd, env, timeout, printed)
+    runtime_log = runtime_log_tail(log)
     if (result := outcome_printed("".join(printed))) is not None:
         return Outcome(**result)
     why = (
@@ -222,6 +228,8 @@ def run_lane_isolated(
         "data": {"returncode": rc, "facts": announced("".join(printed))},
         "lane": lane,
     }
+    if runtime_log and not hung:  # the runtime's last words (an abort's message)
+        crash["data"]["error"] = f"{why} (runtime log: {runtime_log})"
     out.divergences = _with_known([crash], case, index)
     return _finish(out, case, lane, {f"{lane}.crash"}, all_fixes_on())
 

@@ -16,6 +16,7 @@ different aborts in one night are two buckets (fuzz.buckets), not one per signal
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import re
@@ -43,6 +44,45 @@ def child_env() -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONFAULTHANDLER"] = "1"  # a fatal signal prints the Python stack (crash_site)
     return env
+
+
+# The ExecuTorch runtime's log of the call a child was running when it died: the child
+# writes it to the file $FUZZ_RUNTIME_LOG names (fuzz/backends/exir/runtime.py), the parent
+# reads its last lines back (`runtime_log_tail`): an abort's only message ("[reduce_util.h:
+# 494] In function map_reduce_over_dim<...argmax_out...>") is in that log.
+RUNTIME_LOG_ENV = "FUZZ_RUNTIME_LOG"
+LOG_LINE = re.compile(r"^\[[\w.]+:\d+\] .*$", re.M)  # "[op_embedding.cpp:52] Check failed ..."
+LOG_LINES = 3  # the last log lines a failure's message keeps, each cut to 160
+LOG_LINE_CHARS = 160
+# Lines that say nothing of the failure: cpuinfo's probing at the first run, and the
+# operator's argument types listed after "KernelCall failed".
+LOG_NOISE = re.compile(r"^\[(?:cpuinfo_utils\.cpp:\d+\]|method\.cpp:\d+\] arg \d+ with type id)")
+
+
+def log_tail(logged: str) -> str | None:
+    """The runtime log's last meaningful lines, "a; b; c" (None when there are none)."""
+    lines = [line for line in LOG_LINE.findall(logged) if not LOG_NOISE.match(line)]
+    return "; ".join(line[:LOG_LINE_CHARS] for line in lines[-LOG_LINES:]) or None
+
+
+def new_runtime_log() -> str:
+    """A fresh file for a child's runtime log ($FUZZ_RUNTIME_LOG); the caller removes it
+    with `runtime_log_tail`."""
+    fd, path = tempfile.mkstemp(prefix="fuzz-runtime-log-", suffix=".txt")
+    os.close(fd)
+    return path
+
+
+def runtime_log_tail(path: str) -> str | None:
+    """The last lines of the runtime log a child left at `path` (then removed)."""
+    try:
+        with open(path, "rb") as f:
+            return log_tail(f.read().decode(errors="replace"))
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 _OUTCOME = "OUTCOME "

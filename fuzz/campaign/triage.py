@@ -49,25 +49,33 @@ from fuzz.campaign.stock import (
 )
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, safe_name
-from fuzz.procs import crash_site, signal_name
+from fuzz.procs import (
+    RUNTIME_LOG_ENV,
+    crash_site,
+    new_runtime_log,
+    runtime_log_tail,
+    signal_name,
+)
 from fuzz.signature import Signature, normalize_source, signature
 
 MAX_CONFIRMATIONS = 8
 
 # (source, lane, device) -> (rc, hung), or (rc, hung, stderr: faulthandler's dump, the
-# facts the lane announced before it died: fuzz.facts.announced)
+# facts the lane announced before it died: fuzz.facts.announced, and the runtime log's
+# last lines: fuzz.procs.runtime_log_tail)
 Rerun = Callable[[str, str, str], tuple]
 
 
 def local_rerun(sup: Supervisor) -> Rerun:
     """Crash confirmation on this machine: `python -m fuzz.outcome` in a fresh process."""
 
-    def rerun(source: str, lane: str, device: str) -> tuple[int | None, bool, str, dict]:
+    def rerun(source: str, lane: str, device: str) -> tuple[int | None, bool, str, dict, str]:
         from fuzz.facts import ANNOUNCE_ENV, announced  # imports torch: only when needed
 
-        env = {ANNOUNCE_ENV: "1"}
+        log = new_runtime_log()
+        env = {ANNOUNCE_ENV: "1", RUNTIME_LOG_ENV: log}
         rc, hung, printed, errors = run_fresh(sup, source, lane, device, "confirm", env)
-        return rc, hung, errors, announced(printed)
+        return rc, hung, errors, announced(printed), runtime_log_tail(log) or ""
 
     return rerun
 
@@ -105,6 +113,9 @@ class Triage:
                 facts = d.setdefault("data", {}).setdefault("facts", {})
                 for k, v in (seen | site).items():
                     facts.setdefault(k, v)
+            if len(printed) > 2 and printed[2]:  # the runtime's last log lines (an abort's)
+                error = f"{d['details']} (runtime log: {printed[2]})"
+                d.setdefault("data", {}).setdefault("error", error)
         if hung:
             f.confirmation = "reproduced: the re-run hung too"
         elif rc != 0:

@@ -1172,6 +1172,37 @@ def test_a_log_softmax_check_failure_is_the_float64_bug_only_with_a_float64_log_
     assert name not in known(["aten.mul.Tensor:float64", "aten._log_softmax.default:float16"])
 
 
+def test_a_process_abort_is_the_empty_reduction_bug_only_with_its_reduction_in_the_log():
+    """A death with the runtime's last log lines (fuzz.procs.RUNTIME_LOG_ENV) is the
+    reduction plans' non-empty assertion only where the log names it: another kernel's
+    abort, or one with no log, stays new."""
+    died = "the process died (SIGABRT)"
+
+    def known(log):
+        error = f"{died} (runtime log: {log})" if log else None
+        data = {"returncode": -6, "facts": {"ops": ["aten.mul.Tensor"], "during": "calls"}}
+        d = {"kind": "exir.crash", "stage": "process", "details": died, "data": data}
+        if error:
+            d["data"]["error"] = error
+        source = "import torch\n\ndef program(x):\n    return (x,)\n"
+        return [Path(w).stem for w in INDEX.known_as(d, source)]
+
+    name = "executorch_amax_empty_abort"
+    plan = (
+        "[reduce_util.h:533] In function MapReduceOverDimListPlan(), assert failed "
+        "(in.numel() > 0): Input tensor must be nonempty"
+    )
+    argmax = (
+        "[reduce_util.h:494] In function map_reduce_over_dim<float, float, "
+        "torch::executor::reduce_over_dim<float, native::argmax_out(executorch::runtime::K"
+    )
+    assert known(plan) == [name]
+    assert known(argmax) == [name]
+    assert name not in known(argmax.replace("argmax_out", "cumsum_out"))
+    assert name not in known("[op_sort.cpp:80] assert failed (k > 0): k must be positive")
+    assert name not in known(None)
+
+
 def test_a_static_size_crash_is_the_empty_dim_order_bug_only_where_that_op_made_it():
     """A runtime refusal in a program whose lowering made a size of several dims static
     is the `_empty_dim_order` schema's bug only when that op's node is the one holding the
@@ -1313,6 +1344,36 @@ ISOLATED_VARIANTS = {
 
         def calls():
             return [(torch.randn(2, 3, 0),)]
+        """,
+    ),
+    # Every call is fine; the lower contract probe (rows 1, below the exported 2) makes
+    # `x[1:]` empty and the runtime, which accepts it, aborts in amin's reduction plan
+    # (its log says so; the probe's input itself is not empty).
+    "executorch_amax_empty_abort:amin-lower-probe": (
+        "exir",
+        """
+        def program(x):
+            return (torch.amin(x[1:], dim=(0, 1), keepdim=True) * 2.0,)
+
+        def calls():
+            return [(torch.randn(3, 4),), (torch.randn(5, 4),)]
+
+        DIMS = {"x": {0: (2, 6)}}
+        """,
+    ),
+    # The same for argmax: the lower probe (1 column) leaves tensor_split's first piece
+    # empty (the fault-benchmark night's exir_crash_c11c0836, shrunk by hand).
+    "executorch_amax_empty_abort:argmax-lower-probe": (
+        "exir",
+        """
+        def program(x):
+            v, w = torch.tensor_split(x, 2, 1)
+            return (torch.argmax(v), w * 2.0)
+
+        def calls():
+            return [(torch.randn(3, 2),), (torch.randn(4, 3),)]
+
+        DIMS = {"x": {0: (3, 5), 1: (2, 3)}}
         """,
     ),
     # amin, lowered from aminmax, over the non-empty dim of an empty tensor.

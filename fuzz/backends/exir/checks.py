@@ -374,6 +374,7 @@ class LaneRun:
         with self._timed("contract-probes/make"):
             probes = contract.contract_probes(self.b.ep, self.first_inside)
         for probe in probes:
+            contract.announce_probe(report.details.get("ops") or (), probe)
             accepted = self._timed_runtime(lambda: self._accepts(probe.args))
             results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
             report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1

@@ -30,6 +30,7 @@ import torch.utils._pytree as pytree
 from torch.export.graph_signature import InputKind, OutputKind
 
 from fuzz.backends.exir.graph import dim_expr, unbounded
+from fuzz.facts import announce, size_tags
 from fuzz.observe import CallRecord
 from fuzz.oracles.results import value_mismatch
 
@@ -105,6 +106,15 @@ def specialized(ep: torch.export.ExportedProgram) -> list[str]:
             if isinstance(frozen, sympy.Symbol) and now.is_Integer:
                 out.add(f"{frozen}={int(now)}")
     return sorted(out, key=lambda s: (len(s), s))
+
+
+def announce_probe(ops: Sequence[str], probe: Any) -> None:
+    """Say that a contract probe is about to run (fuzz.facts.announce): a runtime that
+    accepts an input outside the contract may die running it (a reduction kernel aborting
+    on the empty value a lower bound minus one makes), and the parent that sees the death
+    then knows it came from an input the runtime should have rejected (fact `during`)."""
+    during = f"contract[{probe.kind}]"
+    announce({"ops": list(ops), "sizes": size_tags(probe.args), "during": during})
 
 
 _GUARDS: weakref.WeakKeyDictionary[Any, Callable[..., Any] | None] = weakref.WeakKeyDictionary()

@@ -164,7 +164,7 @@ class ExirLane:
         report.timings.update(b.timings)
         report.details["ops"] = graph_ops([b.edge.exported_program().graph_module])
         # The runtime may kill this process: say what it is about to run.
-        announce({"ops": report.details["ops"], "sizes": size_tags(host)})
+        announce({"ops": report.details["ops"], "sizes": size_tags(host), "during": "calls"})
         report.details["range_constraints"] = {
             str(k): str(v) for k, v in b.ep.range_constraints.items()
         }

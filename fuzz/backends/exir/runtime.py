@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -53,14 +52,9 @@ from fuzz.backends.exir.graph import graph_levels, op_schema
 from fuzz.backends.exir.inputs import canonical_copy
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord, cpu_copy
+from fuzz.procs import RUNTIME_LOG_ENV, log_tail
 
 _REGISTERED: frozenset[str] | None = None
-_LOG_LINE = re.compile(r"^\[[\w.]+:\d+\] .*$", re.M)  # "[op_embedding.cpp:52] Check failed ..."
-LOG_LINES = 3  # the last log lines a failed execute's message keeps, each cut to 160
-LOG_LINE_CHARS = 160
-# Lines that say nothing of the failure: cpuinfo's probing at the first run, and the
-# operator's argument types listed after "KernelCall failed".
-_LOG_NOISE = re.compile(r"^\[(?:cpuinfo_utils\.cpp:\d+\]|method\.cpp:\d+\] arg \d+ with type id)")
 
 
 KERNELS_ENV = "FUZZ_RUNTIME_KERNELS"
@@ -144,8 +138,19 @@ class LoadedProgram:
         """The method's outputs; when it raises, the exception's message ends with the
         runtime's last log lines, "(runtime log: ...)" (module docstring: why)."""
         sys.stderr.flush()
-        python_log = io.StringIO()
-        with tempfile.TemporaryFile() as log:
+        # A parent that may see this process die names a file to keep the log in
+        # (fuzz.procs.RUNTIME_LOG_ENV): an abort's message is only there, so both the
+        # process's fd 2 and Python's sys.stderr append to it as they write.
+        named = os.environ.get(RUNTIME_LOG_ENV)
+        if named:
+            open(named, "wb").close()
+        with contextlib.ExitStack() as stack:
+            log = stack.enter_context(open(named, "a+b") if named else tempfile.TemporaryFile())
+            python_log = (
+                stack.enter_context(open(named, "a", buffering=1, errors="replace"))
+                if named
+                else io.StringIO()
+            )
             saved = os.dup(2)
             os.dup2(log.fileno(), 2)
             try:
@@ -156,12 +161,14 @@ class LoadedProgram:
             finally:
                 os.dup2(saved, 2)
                 os.close(saved)
+            python_log.flush()
             log.seek(0)
-            logged = log.read().decode(errors="replace") + python_log.getvalue()
-        lines = [line for line in _LOG_LINE.findall(logged) if not _LOG_NOISE.match(line)]
-        if not lines:
+            logged = log.read().decode(errors="replace")
+            if not named:
+                logged += python_log.getvalue()
+        kept = log_tail(logged)
+        if kept is None:
             raise failed
-        kept = "; ".join(line[:LOG_LINE_CHARS] for line in lines[-LOG_LINES:])
         message = f"{failed} (runtime log: {kept})"
         try:
             described = type(failed)(message)

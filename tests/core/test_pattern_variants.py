@@ -841,6 +841,18 @@ VARIANTS = {
         DIMS = {"x": {1: (2, 3), 2: (3, 7)}}
         """,
     ),
+    # A transposed operand (not channels-last) with a size-1 channel: the clone's output
+    # strides tie on C and W (the fault-benchmark night's form was an expand, shrunk).
+    "executorch_channels_last_size_one_dim_order:transposed": (
+        "exir",
+        """
+        def program(x):
+            return (x.transpose(2, 3).contiguous(memory_format=torch.channels_last),)
+
+        def calls():
+            return [(torch.randn(2, 1, 3, 4),)]
+        """,
+    ),
     # As the default night at ccaf204 found it: a cond over the specialized value fails
     # to_executorch's replay check, with backed sizes.
     "executorch_empty_dim_order_specializes:cond": (

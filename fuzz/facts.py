@@ -58,6 +58,9 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 "aten.mul.Tensor:0-dim,number" (kinds "0-dim", "tensor", "number");
                 absent when no node departs by dtype
 
+    plan        EXIR: what the greedy memory plan shows whatever the call,
+                "view-exceeds-base" (a planned view claims more bytes than the storage it
+                views: fuzz.backends.exir.oracles.overlap.views_exceeding_base)
     during      a process death only (`announced`): what the lane was running when the
                 process died, "calls" (the program on its calls) or "contract[lower]"
                 (a contract probe, an input outside the exported contract: see
@@ -293,6 +296,8 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["specialized"] = sorted(set(specialized.values()))
         if details.get("specialized_empty"):  # a specialized dim sized an empty value
             facts["specialized"].append("empty-at-example")
+    if details.get("views_exceeding_base"):  # EXIR: a planned view over more than its base
+        facts["plan"] = ["view-exceeds-base"]
     if static := details.get("static_sizes"):  # {"s27*s53 + 1=16": "to_edge:<op>"}
         facts["specialized"] = sorted(set(facts.get("specialized", ())) | set(static.values()))
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)

@@ -13,8 +13,8 @@ every field the pattern gives matches:
     facts    {fact: glob or [globs]}: what was observed about the run that diverged
              (fuzz/facts.py: "ops" as the lane saw them, "inputs" storage structure,
              "sizes", "dtypes", "numbers", "error_type", "at", "origin",
-             "specialized", "matches_eager_with", "during"). For a list-valued fact every glob
-             must match one of its elements ({"inputs": "same-tensor"},
+             "specialized", "matches_eager_with", "during", "plan"). For a list-valued
+             fact every glob must match one of its elements ({"inputs": "same-tensor"},
              {"ops": ["aten.nonzero.default", "*dim_order*"]}); for a text fact the glob
              must match it ({"error_type": "IndexError"}). A divergence without the fact
              does not match.
@@ -61,6 +61,7 @@ FACTS = (
     "specialized",
     "matches_eager_with",
     "during",
+    "plan",
 )  # fuzz/facts.py
 
 

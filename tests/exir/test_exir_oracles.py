@@ -707,3 +707,21 @@ def test_a_runtime_result_as_imprecise_as_eager_is_counted_not_reported():
     (report,) = run_case(case_from_source(cumsum, "cumsum_half"), ["exir"], ["cpu"]).reports
     assert [d.kind for d in report.divergences] == ["exir.runtime-result"]
     assert report.counters["within-eager-error"] == 0
+
+
+def test_a_planned_view_over_more_bytes_than_its_base_is_noted():
+    """views_exceeding_base (fact `plan`): a view bounded dim by dim past its base's numel
+    (corpus/executorch_view_bound_exceeds_base.py) is noted; an ordinary view is not."""
+
+    def unflattened(x, n):
+        return (x.unflatten(0, (n.shape[0], x.shape[0] // n.shape[0])) * 2.0,)
+
+    def reshaped(x, n):
+        return (x.reshape(-1, 2) * 2.0, n + 1)
+
+    dims = {0: {0: (2, 7)}, 1: {0: (2, 7)}}
+    b = build(unflattened, (torch.randn(2), torch.randn(2)), dims)
+    [noted] = exir_overlap.views_exceeding_base(b.planned_gm)
+    assert noted.startswith("aten_view_copy_default (96 bytes) over its base's 32")
+    b = build(reshaped, (torch.randn(4), torch.randn(3)), {0: {0: (2, 8)}, 1: {0: (2, 7)}})
+    assert exir_overlap.views_exceeding_base(b.planned_gm) == []

@@ -130,6 +130,24 @@ def own_overlap_check(gm: torch.fx.GraphModule) -> list[dict]:
     return problems
 
 
+def views_exceeding_base(gm: torch.fx.GraphModule) -> list[str]:
+    """Planned views (`memory.view`, a `_ViewSpec`) that claim more bytes than the storage
+    they view: "aten_view_copy_default (96 bytes) over its base's 32". A view's bytes lie
+    at its base's offset, so such a view reaches into other tensors, or past the arena.
+    (Its upper bound, from the view's own shape expression, can exceed the base's:
+    `x.unflatten(0, (n, x.shape[0] // n))` is bounded (7, 3) for an x of at most 7.)"""
+    out = []
+    for _, level in graph_levels(gm):
+        for name, spec in _planned_specs(level):
+            root = storage_root(spec)
+            if root is not spec and spec.allocated_memory > root.allocated_memory:
+                out.append(
+                    f"{name} ({spec.allocated_memory} bytes) over its base's "
+                    f"{root.allocated_memory}"
+                )
+    return out
+
+
 def run_verifier(gm: torch.fx.GraphModule, graph_signature: Any) -> list[dict]:
     """ExecuTorch's own `memory_planning.Verifier` on every level (it only checks the
     graph it is given). Top level: inputs, outputs and mutable buffers are planned;

@@ -10,6 +10,14 @@ them. The returned values agree; what differs is the input after the call: the
 aliasing oracle sees the signature without the mutation (exir.aliasing E4) and the
 result oracle the input's values after the call (exir.runtime-result). Found by the fixes-on EXIR
 campaign (seed 2026): `dropout_eval` followed by `copy_` on its result.
+
+The other direction shows on an output: `v = F.dropout(x, training=False)` returned, and
+x then written in place through another view (`x.reshape(-1).mul_(1.5)`), is the new x in
+eager (v is x) and the old x in the exported program (v is a copy). The lane recognises
+it by running the program again with eval dropout returning a copy
+(fuzz/backends/exir/emulate.py, "dropout-eval-copy"): when that gives what the runtime
+gave, the divergence is this bug (fact `matches_eager_with`, pattern 3). Found by the
+fault-benchmark nights of 2026-12-05 (seed 4, without the plugin).
 """
 
 import torch
@@ -45,6 +53,12 @@ MATCHES = (
         "stage": "call",
         "details": r"^input \d+ after the call \(mutation\): values differ",
         "source": r"\bdropout\(",
+    },
+    {
+        "kind": "exir.runtime-result",
+        "stage": "call",
+        "details": r"^output \d+: values differ",
+        "facts": {"matches_eager_with": "dropout-eval-copy"},
     },
 )
 # Searched the issue index for "dropout eval returns input alias export clone mutation

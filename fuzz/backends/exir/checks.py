@@ -74,6 +74,7 @@ class Calls:
     fed: list[tuple]  # independent contiguous copies: exported for, interpreted, run
     reference: list[CallRecord]  # the case runner's eager reference, on the calls as given
     eager: list[CallRecord]  # eager on `fed`: what the program and the runtime must match
+    program: Callable[..., Any] | None = None  # the case's own, for eager emulations
 
 
 class LaneRun:
@@ -363,7 +364,7 @@ class LaneRun:
             self.report.counters["runtime-input-unsupported"] += 1
             return
         found = compare_results("exir", eager, got, stage, self.device, check_inputs=True)
-        self._file(explained(found, self.report, self.b.ep, fed, got, stage))
+        self._file(explained(found, self.report, self.b.ep, fed, got, stage, self.calls.program))
 
     def contract_probes(self) -> None:
         """exir.unchecked-contract: inputs just outside range_constraints, or inside them

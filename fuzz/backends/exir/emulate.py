@@ -11,14 +11,22 @@ program holds (`explained`), and the divergence gets the fact `matches_eager_wit
 (fuzz/facts.py): the emulations whose outputs the runtime's equal, within the same
 tolerances. Observed, not assumed: on that call the runtime computed what the emulated
 semantics compute. An emulation that raises explains nothing.
+
+Where the semantics in question are eager's own, not a kernel's, the emulation runs the
+case's program itself (`EAGER_EMULATIONS`): `F.dropout(x, training=False)` returns x
+itself in eager, so a later in-place write to x shows in dropout's result, while export's
+decomposition returns a copy (corpus/torch_dropout_eval_identity_mutation_lost.py).
+"dropout-eval-copy" runs the program with eval-mode dropout returning a copy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from fuzz.backends.base import LaneReport
@@ -49,6 +57,30 @@ EMULATIONS: dict[str, tuple[str, Callable[[Any, tuple, dict], Any]]] = {
 }
 
 
+@contextlib.contextmanager
+def _dropout_eval_copy() -> Iterator[None]:
+    """Eval-mode (or p=0) dropout returns a copy of its input, as export's decomposition
+    does, instead of the input itself."""
+    original = F.dropout
+
+    def dropout(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return input.clone()
+        return original(input, p, training, inplace)
+
+    F.dropout = dropout
+    try:
+        yield
+    finally:
+        F.dropout = original
+
+
+# name -> (a name the program's code must use; the context that changes eager)
+EAGER_EMULATIONS: dict[str, tuple[str, Callable[[], Any]]] = {
+    "dropout-eval-copy": ("dropout", _dropout_eval_copy),
+}
+
+
 class _Replacing(TorchDispatchMode):
     def __init__(self, replace: Callable[[Any, tuple, dict], Any]):
         super().__init__()
@@ -74,14 +106,28 @@ def explained(
     args: Sequence[Any],
     got: CallRecord,
     stage: str,
+    program: Callable[..., Any] | None = None,
 ) -> list[Divergence]:
     """`found` (the divergences of call `stage`, "call[2]") unchanged; when one is an
     exir.runtime-result, the emulations whose outputs equal the runtime's `got` on this
-    call go to report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`)."""
+    call go to report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`);
+    `program` (the case's) for the eager emulations."""
     if not any(d.kind == "exir.runtime-result" for d in found):
         return found
     ops = " ".join(report.details.get("ops") or ())
     names = []
+    code = getattr(getattr(program, "__code__", None), "co_names", ())
+    for name, (used, context) in EAGER_EMULATIONS.items():
+        if program is None or used not in code:
+            continue
+        try:
+            with context():
+                emulated = observe_call(program, copy_args(tuple(args)))
+        except Exception:
+            report.counters["emulation-error"] += 1
+            continue
+        if not emulated.error and not compare_results("exir", emulated, got, "call", "cpu", True):
+            names.append(name)
     for name, (op, _) in EMULATIONS.items():
         if op not in ops:
             continue

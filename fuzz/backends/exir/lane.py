@@ -130,7 +130,7 @@ class ExirLane:
         host = [copy_args(c, "cpu") for c in calls]
         fed, eager, rerun = lane_reference(case.program, host, reference)
         report.counters["reference-rerun"] += rerun
-        lane_calls = Calls(host, fed, list(reference), eager)
+        lane_calls = Calls(host, fed, list(reference), eager, case.program)
         dims = derive_dims(case, host)
         example = pick_example(host, dims)
         report.timings["lane-inputs"] += time.perf_counter() - t

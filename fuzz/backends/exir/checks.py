@@ -260,13 +260,11 @@ class LaneRun:
 
     def load_runtime(self) -> None:
         """Load the .pte on the pip runtime, unless it lacks kernels (static checks only)."""
-        detail, static = runtime_plan(self.b.planned_gm, self.settings.runtime)
+        detail, counters = runtime_plan(self.b.planned_gm, self.settings.runtime)
         self.report.details["runtime"] = detail
-        if static:
-            self.report.counters["runtime-static-only"] += 1
+        self.report.counters.update(counters)
+        if "runtime-static-only" in counters:
             return
-        if "fuzz::" in detail:
-            self.report.counters["runtime-fuzz-kernels"] += 1
         try:
             self.loaded = self._timed_runtime(lambda: LoadedProgram(self.b.buffer))
         except Exception as e:

@@ -94,22 +94,25 @@ def missing_kernels(gm: torch.fx.GraphModule) -> list[str]:
     return [op for op in runtime_ops(gm) if op not in known and not op.startswith("aten::sym_")]
 
 
-def runtime_plan(gm: torch.fx.GraphModule, enabled: bool = True) -> tuple[str, bool]:
-    """How the lane runs the final program: (the `runtime` detail, whether it gets static
-    checks only). Static when the runtime is disabled or lacks a kernel (with our fuzz::
-    kernels' reason when they are what is missing)."""
+def runtime_plan(gm: torch.fx.GraphModule, enabled: bool = True) -> tuple[str, list[str]]:
+    """How the lane runs the final program: (the `runtime` detail, the counters to add).
+    "runtime-static-only" when the runtime is disabled or lacks a kernel (with our fuzz::
+    kernels' reason, and "runtime-static-no-fuzz-kernels", when they are what is missing);
+    "runtime-fuzz-kernels" when it runs with ours."""
     if not enabled:
-        return "static checks only: no kernel for ['(runtime disabled)']", True
+        return "static checks only: no kernel for ['(runtime disabled)']", ["runtime-static-only"]
     missing = missing_kernels(gm)
     ours = fuzz_kernels()
     if missing:
-        why = f"static checks only: no kernel for {missing}"
+        why, counters = f"static checks only: no kernel for {missing}", ["runtime-static-only"]
         if "error" in ours and any(op.startswith("fuzz::") for op in missing):
             why += f" (our fuzz:: kernels: {ours['error']})"
-        return why, True
+            counters.append("runtime-static-no-fuzz-kernels")
+        return why, counters
     if any(op.startswith("fuzz::") for op in runtime_ops(gm)):
-        return f"pip runtime, with our fuzz:: kernels ({Path(ours['loaded']).name})", False
-    return "pip runtime", False
+        name = Path(ours["loaded"]).name
+        return f"pip runtime, with our fuzz:: kernels ({name})", ["runtime-fuzz-kernels"]
+    return "pip runtime", []
 
 
 class LoadedProgram:

@@ -262,19 +262,25 @@ print("BAD " + json.dumps(bad))
 """
 
 
-@pytest.mark.slow
-def test_every_fault_uninstalls_exactly():
+def child_json(code: str, tag: str):
+    """Run `code` in a fresh Python (the faults install themselves on import) and return
+    the JSON it printed after `tag` on its last such line."""
     proc = subprocess.run(
-        [sys.executable, "-c", _UNINSTALL],
+        [sys.executable, "-c", code],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,
         text=True,
         timeout=600,
     )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("BAD ")]
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(tag + " ")]
     assert lines, proc.stderr[-4000:]
-    assert json.loads(lines[-1][4:]) == []
+    return json.loads(lines[-1][len(tag) + 1 :])
+
+
+@pytest.mark.slow
+def test_every_fault_uninstalls_exactly():
+    assert child_json(_UNINSTALL, "BAD") == []
 
 
 _LOGSUMEXP_DTYPES = """
@@ -299,17 +305,7 @@ print("ROWS " + json.dumps(rows))
 def test_the_logsumexp_fault_reaches_int_inputs_as_upstream_promotes_them():
     """The slip sits in upstream's body, under its INT_TO_FLOAT wrapper: an int operand
     shows it as a float one does, and a keepdim or single-dim call shows nothing."""
-    proc = subprocess.run(
-        [sys.executable, "-c", _LOGSUMEXP_DTYPES],
-        cwd=ROOT,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("ROWS ")]
-    assert lines, proc.stderr[-4000:]
-    rows = json.loads(lines[-1][5:])
+    rows = child_json(_LOGSUMEXP_DTYPES, "ROWS")
     for dtype in ("float32", "int64"):
         assert rows[f"{dtype} (0, 2) False"] == [[4, 4], "torch.float32", False]
         assert rows[f"{dtype} (0, 2) True"] == [[1, 4, 1], "torch.float32", True]

@@ -88,10 +88,12 @@ def runtime_ops(gm: torch.fx.GraphModule) -> list[str]:
     return sorted(ops)
 
 
-def missing_kernels(gm: torch.fx.GraphModule) -> list[str]:
-    """Operators of the final program the pip runtime has no kernel for."""
+def missing_kernels(gm: torch.fx.GraphModule, ops: list[str] | None = None) -> list[str]:
+    """Operators of the final program (`ops`, when already listed) the pip runtime has no
+    kernel for."""
     known = runtime_operator_names()
-    return [op for op in runtime_ops(gm) if op not in known and not op.startswith("aten::sym_")]
+    listed = runtime_ops(gm) if ops is None else ops
+    return [op for op in listed if op not in known and not op.startswith("aten::sym_")]
 
 
 def runtime_plan(gm: torch.fx.GraphModule, enabled: bool = True) -> tuple[str, list[str]]:
@@ -101,7 +103,8 @@ def runtime_plan(gm: torch.fx.GraphModule, enabled: bool = True) -> tuple[str, l
     "runtime-fuzz-kernels" when it runs with ours."""
     if not enabled:
         return "static checks only: no kernel for ['(runtime disabled)']", ["runtime-static-only"]
-    missing = missing_kernels(gm)
+    ops = runtime_ops(gm)
+    missing = missing_kernels(gm, ops)
     ours = fuzz_kernels()
     if missing:
         why, counters = f"static checks only: no kernel for {missing}", ["runtime-static-only"]
@@ -109,7 +112,7 @@ def runtime_plan(gm: torch.fx.GraphModule, enabled: bool = True) -> tuple[str, l
             why += f" (our fuzz:: kernels: {ours['error']})"
             counters.append("runtime-static-no-fuzz-kernels")
         return why, counters
-    if any(op.startswith("fuzz::") for op in runtime_ops(gm)):
+    if any(op.startswith("fuzz::") for op in ops):
         name = Path(ours["loaded"]).name
         return f"pip runtime, with our fuzz:: kernels ({name})", ["runtime-fuzz-kernels"]
     return "pip runtime", []

@@ -70,6 +70,15 @@ def _run(source: str):
     return report
 
 
+def _ran_with_our_kernels_and_agreed(report, calls: int) -> None:
+    """The runtime ran the program with our kernels on every call, and no result or crash
+    departed from eager."""
+    assert report.details.get("runtime", "").startswith("pip runtime, with our fuzz:: kernels")
+    assert report.counters["calls-checked"] == calls, report.details
+    results = [d for d in report.divergences if d.kind in ("exir.runtime-result", "exir.crash")]
+    assert results == [], results
+
+
 @pytest.fixture(scope="module")
 def loaded():
     state = fuzz_kernels()
@@ -81,25 +90,22 @@ def loaded():
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("op", sorted(PROGRAMS))
 def test_each_kernel_runs_on_the_runtime_and_agrees_with_eager(loaded, op, dtype):
-    report = _run(_case(op, dtype))
-    assert report.details.get("runtime", "").startswith("pip runtime, with our fuzz:: kernels")
-    assert report.counters["calls-checked"] == 3, report.details
-    results = [d for d in report.divergences if d.kind in ("exir.runtime-result", "exir.crash")]
-    assert results == [], results
+    _ran_with_our_kernels_and_agreed(_run(_case(op, dtype)), 3)
 
 
 @pytest.mark.parametrize("a, b", [("float16", "float32"), ("int64", "float16"), ("bool", "int64")])
 def test_bmul_of_two_dtypes_computes_in_the_promoted_one(loaded, a, b):
-    report = _run(_case("bmul", a, other=b))
-    assert report.counters["calls-checked"] == 3, report.details
-    assert [d for d in report.divergences if d.kind == "exir.runtime-result"] == []
+    _ran_with_our_kernels_and_agreed(_run(_case("bmul", a, other=b)), 3)
 
 
-def test_a_kernel_reads_and_writes_through_a_channels_last_dim_order(loaded):
+def test_a_kernel_reads_a_channels_last_operand_through_its_strides(loaded):
+    """`c` is planned in dim order [0, 2, 3, 1]: bmul and positive must read it in logical
+    order. (No op between: the portable `mul` by a lifted scalar rejects a channels-last
+    operand, and that crash would stop the program before our kernels run.)"""
     source = (
         "import torch\nimport fuzz.custom_ops\n\n"
         "def program(x, y):\n"
-        "    c = x.to(memory_format=torch.channels_last) * 2.0\n"
+        "    c = x.to(memory_format=torch.channels_last)\n"
         "    return (torch.ops.fuzz.bmul(c, y), torch.ops.fuzz.positive(c))\n\n"
         "def calls():\n"
         "    return [(torch.randn(2, 3, 4, 5), torch.randn(5)),\n"
@@ -107,9 +113,8 @@ def test_a_kernel_reads_and_writes_through_a_channels_last_dim_order(loaded):
         "DIMS = {'x': {0: (2, 4)}}\n"
     )
     report = _run(source)
-    assert report.details.get("runtime", "").startswith("pip runtime, with our fuzz:: kernels")
-    assert report.counters["calls-checked"] == 2, report.details
-    assert [d for d in report.divergences if d.kind == "exir.runtime-result"] == []
+    _ran_with_our_kernels_and_agreed(report, 2)
+    assert "dim_order_ops._to_dim_order_copy.default:dim-order" in report.details["ops"]
 
 
 def test_a_wrong_result_in_a_program_with_our_kernels_is_a_runtime_divergence(loaded):

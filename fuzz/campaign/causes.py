@@ -40,6 +40,14 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      *dtype* at a pointwise op keys on the class, not the op: pointwise ops share one
      type-promotion rule, so a promotion fault shows at mul in one program and at add
      in the next.
+ (f) a Thunder cache divergence (as in (c)) of a program whose trace was already wrong
+     when it was built stands for that wrong trace, not for the cache: when the program
+     also shows a divergence at a miss before the hit that the default cache gets wrong
+     too (`built_wrong`), rules (b) to (e) compare that divergence in its place, and (c)
+     does not apply to it. A lowering that decides on a size (a flip fault that copies
+     when some flipped dim is 1) builds a wrong trace at the first call, and a later hit
+     with other sizes replays it: one fault, which filed as an unsound hit and a wrong
+     result until 2026-12-05 (benchmarks/RESULTS.md, the seventeenth session).
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
@@ -134,10 +142,51 @@ def origin_key(d: dict[str, Any]) -> tuple | None:
     return (d.get("device", "cpu"), nature, cls if nature == "dtype" and cls == "pointwise" else op)
 
 
+def _call_index(stage: str) -> int | None:
+    m = re.fullmatch(r"call\[(\d+)\]", stage or "")
+    return int(m.group(1)) if m else None
+
+
+def built_wrong(f: Finding) -> dict[str, Any] | None:
+    """Rule (f): for a finding whose divergence is a Thunder cache divergence, a
+    divergence of its program at an earlier miss that the default-cache control gets wrong
+    too (the trace the hit replays was wrong when built); None otherwise."""
+    p = primary(f)
+    hit = _call_index(p.get("stage", ""))
+    if hit is None or cache_cause(p["kind"], p) is None:
+        return None
+    for d in f.divergences:
+        data = d.get("data") or {}
+        at = _call_index(d.get("stage", ""))
+        if (
+            d["kind"].startswith("thunder.")
+            and at is not None
+            and at < hit
+            and data.get("cache_hit") is False
+            and data.get("control") == "diverges too"
+        ):
+            return d
+    return None
+
+
 def same_cause(a: Finding, b: Finding, normalized: Callable[[Finding], str]) -> str:
     """Why `a` and `b` are one root cause ("" when they are not): the module's rule.
     `normalized` gives a finding's normalized program (triage caches it)."""
-    pa, pb = primary(a), primary(b)
+    wa, wb = built_wrong(a), built_wrong(b)
+    pa, pb = wa or primary(a), wb or primary(b)
+    why = _same_cause(a, b, pa, pb, normalized)
+    if why and (wa or wb) and not why.startswith("the same program"):
+        return "a cache hit replayed a trace already wrong when built: " + why
+    return why
+
+
+def _same_cause(
+    a: Finding,
+    b: Finding,
+    pa: dict[str, Any],
+    pb: dict[str, Any],
+    normalized: Callable[[Finding], str],
+) -> str:
     if (pa["kind"].split(".")[0], pa.get("device")) != (
         pb["kind"].split(".")[0],
         pb.get("device"),
@@ -145,8 +194,8 @@ def same_cause(a: Finding, b: Finding, normalized: Callable[[Finding], str]) -> 
         return ""
     if normalized(a) == normalized(b):
         return "the same program up to renaming"
-    ca = cache_cause(a.item[0], pa)
-    if ca is not None and ca == cache_cause(b.item[0], pb):
+    ca = cache_cause(pa["kind"], pa)
+    if ca is not None and ca == cache_cause(pb["kind"], pb):
         return "a divergence of the same cache (its key misses what the trace depends on)"
     fa = figure_key(pa)
     if fa is not None and fa == figure_key(pb):

@@ -385,6 +385,84 @@ def test_cache_divergences_of_one_cache_are_one_bug(tmp_path):
     assert (stock.status, shared.status) == ("new", "new") and len(_cases(tmp_path)) == 3
 
 
+def test_a_hit_that_replays_a_trace_wrong_when_built_is_the_wrong_trace_bug(tmp_path):
+    """Rule (f), from the flip fault's night (seed 1, seventeenth session): a lowering that
+    copies when a flipped dim is 1 builds a wrong trace at call 0 (the default cache gets
+    it wrong too), and call 2's hit with other sizes replays it. The unsound hit and the
+    wrong result are one bug, not a cache bug: it does not join another cache divergence,
+    and a hit after a call the default cache gets right stays a cache bug."""
+    hit, wrong = "thunder.unsound-hit", "thunder.wrong-result"
+
+    def div(kind, stage, disc, control, cache_hit, origin="flip_dims:values"):
+        d = _div(kind, stage, f"{kind}@call#{disc}", inputs=[], ops=["torch.flip"])
+        if origin:  # an unsound hit has none (the night's data)
+            d["data"]["facts"].update(origin=origin, origin_class=origin.split(":")[0])
+        d["data"].update(control=control, cache_hit=cache_hit, symbolic_cache="fixed")
+        return d
+
+    def unsound(source, control_at_0, origin="flip_dims:values"):
+        built = div(wrong, "call[0]", "shared|no-flip", control_at_0, False, origin)
+        d = div(hit, "call[2]", "torch.flip|no-flip", "agrees with eager", None, None)
+        return _finding(f"{hit}@call#torch.flip|no-flip", source, d, built)
+
+    replayed = unsound(AMAX.replace("amax", "flip"), "diverges too")
+    wrong_result = _finding(
+        f"{wrong}@call#shared|no-flip",
+        NONZERO,
+        div(wrong, "call[0]", "shared|no-flip", "diverges too", False),
+        div(wrong, "call[1]", "shared|no-flip", "diverges too", True),
+    )
+    # Another cache divergence of the same cache: (c) would have joined it to the hit.
+    other_cache = _finding(
+        f"{wrong}@call#cache-only|if-lt",
+        NONZERO_SUM,
+        div(wrong, "call[1]", "cache-only|if-lt", "agrees with eager", True, "neg:values"),
+    )
+    other_cache.divergences[0]["data"]["facts"]["ops"] = ["torch.neg"]
+    _triage(tmp_path, [replayed, wrong_result, other_cache])
+    assert sorted(f.status for f in (replayed, wrong_result)) == ["merged", "new"]
+    assert "already wrong when built" in (replayed.merge_reason or wrong_result.merge_reason)
+    assert other_cache.status == "new" and len(_cases(tmp_path)) == 2
+
+
+@pytest.mark.parametrize(
+    "control_at_0, origin",
+    [
+        ("agrees with eager", "flip_dims:values"),  # call 0 right: the hit is the cache's
+        ("diverges too", "roll:values"),  # built wrong, but at another node
+    ],
+)
+def test_a_hit_is_not_joined_to_a_wrong_trace_it_does_not_replay(tmp_path, control_at_0, origin):
+    hit, wrong = "thunder.unsound-hit", "thunder.wrong-result"
+
+    def div(kind, stage, disc, control, cache_hit, origin=None):
+        d = _div(kind, stage, f"{kind}@call#{disc}", inputs=[], ops=["torch.flip"])
+        if origin:  # an unsound hit has none (the night's data)
+            d["data"]["facts"].update(origin=origin, origin_class=origin.split(":")[0])
+        d["data"].update(control=control, cache_hit=cache_hit, symbolic_cache="fixed")
+        return d
+
+    built = div(wrong, "call[0]", "x|no-flip", control_at_0, False, origin)
+    built["data"]["facts"]["ops"] = sorted(
+        {"torch.flip", "torch." + origin.split(":")[0].split("_")[0]}
+    )
+    unsound = _finding(
+        f"{hit}@call#torch.flip|no-flip",
+        AMAX,
+        div(hit, "call[2]", "torch.flip|no-flip", "agrees with eager", None),
+        built,
+    )
+    wrong_result = _finding(
+        f"{wrong}@call#shared|no-flip",
+        NONZERO,
+        div(wrong, "call[0]", "shared|no-flip", "diverges too", False, "flip_dims:values"),
+    )
+    _triage(tmp_path, [unsound, wrong_result])
+    assert (unsound.status, wrong_result.status) == ("new", "new"), (
+        unsound.merge_reason or wrong_result.merge_reason
+    )
+
+
 def test_the_same_wrong_figure_on_different_ops_is_one_bug(tmp_path):
     """Rule (d): a planner one row short is one row short at every op; a promotion bug
     gives the same wrong dtype wherever it shows. Another shortfall, or another dtype

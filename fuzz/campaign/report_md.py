@@ -230,7 +230,12 @@ def _bugs(doc: dict[str, Any]) -> list[str]:
         lines.append(f"**{title}:**")
         for b in group:
             f = by_bucket[b["bucket"]]
-            d = f["divergences"][0]
+            # The divergence the bucket is for, not the program's first (an unsound
+            # hit's program may show a wrong result at an earlier call).
+            d = next(
+                (x for x in f["divergences"] if x.get("bucket") == b["bucket"]),
+                f["divergences"][0],
+            )
             where = f"`{f['path']}` " if f["path"] else ""
             details = " ".join(str(d["details"]).split())[:160]
             # A new finding can carry known divergences beside its new one: say which.

@@ -403,9 +403,9 @@ def test_a_hit_that_replays_a_trace_wrong_when_built_is_the_wrong_trace_bug(tmp_
     def unsound(source, control_at_0, origin="flip_dims:values"):
         built = div(wrong, "call[0]", "shared|no-flip", control_at_0, False, origin)
         d = div(hit, "call[2]", "torch.flip|no-flip", "agrees with eager", None, None)
-        return _finding(f"{hit}@call#torch.flip|no-flip", source, d, built)
+        return _finding(f"{hit}@call#torch.flip|no-flip", source, built, d)
 
-    replayed = unsound(AMAX.replace("amax", "flip"), "diverges too")
+    replayed = unsound(NONZERO_SUM, "diverges too")  # the larger: merged, not filed
     wrong_result = _finding(
         f"{wrong}@call#shared|no-flip",
         NONZERO,
@@ -415,14 +415,23 @@ def test_a_hit_that_replays_a_trace_wrong_when_built_is_the_wrong_trace_bug(tmp_
     # Another cache divergence of the same cache: (c) would have joined it to the hit.
     other_cache = _finding(
         f"{wrong}@call#cache-only|if-lt",
-        NONZERO_SUM,
+        AMAX,
         div(wrong, "call[1]", "cache-only|if-lt", "agrees with eager", True, "neg:values"),
     )
     other_cache.divergences[0]["data"]["facts"]["ops"] = ["torch.neg"]
-    _triage(tmp_path, [replayed, wrong_result, other_cache])
+    replayed.divergences[1]["details"] = "cache hit ran a cached execution trace that differs"
+    sup = _triage(tmp_path, [replayed, wrong_result, other_cache])
     assert sorted(f.status for f in (replayed, wrong_result)) == ["merged", "new"]
     assert "already wrong when built" in (replayed.merge_reason or wrong_result.merge_reason)
     assert other_cache.status == "new" and len(_cases(tmp_path)) == 2
+    # The report describes each finding by its own divergence (the hit), not by the
+    # wrong result its program shows first.
+    (line,) = [
+        line
+        for line in render_markdown(build_report(sup)).splitlines()
+        if f"`{replayed.bucket}`:" in line
+    ]
+    assert "cache hit ran a cached execution trace" in line, line
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,12 @@ inside the contract never feeds one an empty operand; a lower contract probe doe
 size below the exported minimum makes `tensor_split`'s first piece empty), when the
 runtime accepts it (corpus/executorch_runtime_per_dim_bounds.py) and then dies. Such a
 death is recognised by the runtime's last log lines, which a process that dies in
-isolation leaves for its parent (fuzz.procs.RUNTIME_LOG_ENV): patterns 3 and 4. Found
-by the fault-benchmark nights of 2026-12-05 (seeds 2 and 4), an `amin` and an `argmax`.
+isolation leaves for its parent (fuzz.procs.RUNTIME_LOG_ENV): patterns 3 and 4, for an
+isolated run ("the process died (SIGABRT) (runtime log: ...") and a nightly worker's
+death ("the worker process died (SIGABRT) while exir ran this program (runtime log:
+..."; until 2026-12-05 the patterns took only the first, and the fixes-on 1,000-program
+campaign filed a logsumexp's amax under a lower probe as new). Found by the
+fault-benchmark nights of 2026-12-05 (seeds 2 and 4), an `amin` and an `argmax`.
 
 It kills whatever process runs it, so it runs isolated (ISOLATE).
 """
@@ -58,13 +62,13 @@ MATCHES = (
     {
         "kind": "exir.crash",
         "stage": "process",
-        "details": r"SIGABRT\) \(runtime log: .*MapReduceOverDimListPlan\(\), assert failed "
+        "details": r"SIGABRT\)[^\n]* \(runtime log: .*MapReduceOverDimListPlan\(\), assert failed "
         r"\(in\.numel\(\) > 0\): Input tensor must be nonempty",
     },
     {
         "kind": "exir.crash",
         "stage": "process",
-        "details": r"SIGABRT\) \(runtime log: .*\[reduce_util\.h:\d+\] In function "
+        "details": r"SIGABRT\)[^\n]* \(runtime log: .*\[reduce_util\.h:\d+\] In function "
         r"map_reduce_over_dim<[^;]*native::arg(max|min)_out\(",
     },
 )

@@ -197,12 +197,13 @@ void head_out(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   const Tensor& x = stack[0]->toTensor();
   const int64_t n = stack[1]->toInt();
   Tensor& out = stack[2]->toTensor();
-  if (n < 0 || out.scalar_type() != x.scalar_type() || !resize_1d(ctx, out, n)) {
-    if (n < 0 || out.scalar_type() != x.scalar_type()) {
-      ET_LOG(Error, "fuzz kernel: head of %lld elements or a dtype mismatch", (long long)n);
-      ctx.fail(Error::InvalidArgument);
-    }
+  if (n < 0 || out.scalar_type() != x.scalar_type()) {
+    ET_LOG(Error, "fuzz kernel: head of %lld elements or a dtype mismatch", (long long)n);
+    ctx.fail(Error::InvalidArgument);
     return;
+  }
+  if (!resize_1d(ctx, out, n)) {
+    return;  // (resize_1d logged it and failed the context)
   }
   const bool known = switch_dtype(x.scalar_type(), [&](auto tag) {
     using T = decltype(tag);

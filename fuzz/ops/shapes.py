@@ -19,7 +19,7 @@ import dataclasses
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, OpSpec, TensorType, half, pairs, unary, with_numbers
+from fuzz.ops.spec import Built, OpSpec, TensorType, half, pairs, quotient, unary, with_numbers
 
 BOTH = frozenset({"thunder", "exir"})
 EXIR_ONLY = frozenset({"exir"})
@@ -242,7 +242,7 @@ def _flatten_range(types, syms, pick):
 
 def _factors(d):
     """Static factors k of `d` (2..4) for which d / k is a polynomial at every call."""
-    return [k for k in (2, 3, 4) if sympy.fraction(sympy.cancel(d / k))[1] == 1]
+    return [k for k in (2, 3, 4) if quotient(d, k) is not None]
 
 
 def _unflatten(types, syms, pick):
@@ -250,7 +250,7 @@ def _unflatten(types, syms, pick):
     dim = pick.index(t.rank)
     d = t.shape[dim]
     k = pick.pick([1] + _factors(d))
-    shape = _replace(t.shape, dim, sympy.Integer(k), sympy.cancel(d / k))
+    shape = _replace(t.shape, dim, sympy.Integer(k), d if k == 1 else quotient(d, k))
     return Built({"dim": dim, "k": k}, (_like(t, shape),))
 
 
@@ -260,7 +260,7 @@ def _divisors(a: TensorType, b: TensorType, syms):
     for i, d in enumerate(a.shape):
         for j, f in enumerate(b.shape):
             if f.free_symbols and syms.at_least_one(f) and not syms.has_unbacked(d):
-                if sympy.fraction(sympy.cancel(d / f))[1] == 1:
+                if quotient(d, f) is not None:
                     out.append((i, j))
     return out
 
@@ -268,7 +268,7 @@ def _divisors(a: TensorType, b: TensorType, syms):
 def _unflatten_by(types, syms, pick):
     a, b = types
     dim, j = pick.pick(_divisors(a, b, syms))
-    shape = _replace(a.shape, dim, b.shape[j], sympy.cancel(a.shape[dim] / b.shape[j]))
+    shape = _replace(a.shape, dim, b.shape[j], quotient(a.shape[dim], b.shape[j]))
     return Built({"dim": dim, "j": j}, (_like(a, shape),))
 
 

@@ -114,12 +114,19 @@ class Symbols:
         return int(e.subs(subs_lo)), int(e.subs(subs_hi))
 
 
+def quotient(d: sympy.Expr, by: int | sympy.Expr) -> sympy.Expr | None:
+    """`d / by` when it is an integer at every call (2*s0 by 2, s0*s1 by s1, 3*floor(s0/2)
+    by 3), else None. Not `sympy.fraction(sympy.cancel(d / by))`: a sum has denominator 1
+    whatever its terms (s0 - ceiling(s0/2) by 2, which is 1 at s0 = 2 and 3; floor(s0/2)
+    + 1 by 3, a conv's output, which is 2 at s0 = 3: that rule drew `unflatten(2, (3, 0))`
+    of a dim of 2, which eager rejects at every call)."""
+    q = sympy.expand(sympy.sympify(d) / by)
+    return q if q.is_integer else None
+
+
 def half(d: sympy.Expr) -> sympy.Expr | None:
-    """`d / 2` when it is an integer at every call (2*s0, 4*s0 + 2, 2*ceiling(s0/2)), else
-    None. Not `sympy.fraction(d / 2)`: a sum has denominator 1 whatever its terms
-    (s0 - ceiling(s0/2), which is 1 at s0 = 2 and 3)."""
-    h = sympy.expand(sympy.sympify(d) / 2)
-    return h if h.is_integer else None
+    """`d / 2` when it is an integer at every call (`quotient`)."""
+    return quotient(d, 2)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,7 +15,7 @@ import torch
 from fuzz.calls import CallPlan
 from fuzz.case import case_from_source
 from fuzz.ops import BY_NAME, indexing, shapes, sorting
-from fuzz.ops.spec import Picker, Symbols, TensorType, half
+from fuzz.ops.spec import Picker, Symbols, TensorType, half, quotient
 from fuzz.render import render_case
 from fuzz.tensors import materialize
 from tests.generator.test_op_catalogue import EDGE, REGULAR, _program_with
@@ -120,6 +120,34 @@ def test_half_is_offered_only_for_dims_even_at_every_size():
             halved.append(d)
             assert all(2 * int(h.subs(v)) == int(d.subs(v)) for v in values), d
     assert len(halved) == 6, halved
+
+
+def test_quotient_is_offered_only_where_it_divides_at_every_size():
+    """`quotient(d, by)` (unflatten's factors, unflatten_by's symbolic ones) holds d / by
+    at every value of the symbols, and is None where some value leaves a remainder. The
+    fixes-on Thunder campaign of 2026-12-05 drew `v.unflatten(2, (3, v.shape[2] // 3))`
+    of a conv2d's output `floor(s/2) + 1` (2 at every call): the old rule divided a sum
+    term by term and saw no denominator."""
+    s, t = (sympy.Symbol(n, integer=True, nonnegative=True) for n in ("s0", "s1"))
+    conv = sympy.floor(s / 2) + 1
+    dims = [conv, 3 * sympy.floor(s / 2), 3 * s + 3, s * t, s * t + t, 2 * s + 1, s + t]
+    values = [{s: a, t: b} for a in range(1, 8) for b in range(1, 5)]
+    offered = []
+    for d in dims:
+        for by in (2, 3, 4, t):
+            q = quotient(d, by)
+            if q is None:
+                assert any(int(d.subs(v)) % int(sympy.sympify(by).subs(v)) for v in values), (
+                    f"{d} by {by} divides everywhere"
+                )
+            else:
+                offered.append((d, by))
+                by_at = [sympy.sympify(by).subs(v) for v in values]
+                assert all(q.subs(v) * b == d.subs(v) for v, b in zip(values, by_at)), (d, by)
+    assert (conv, 3) not in offered and (3 * s + 3, 3) in offered and (s * t + t, t) in offered
+    syms = Symbols()
+    x = syms.size(3, 4)
+    assert 3 not in shapes._factors(sympy.floor(x / 2) + 1)
 
 
 def test_chunk_never_takes_a_dim_that_is_one_at_some_call():

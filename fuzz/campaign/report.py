@@ -142,6 +142,10 @@ def check_rates(key: str, st: dict[str, Any]) -> dict[str, Any]:
         # mismatches the float64 call set aside (fuzz.oracles.results, fuzz.case_runner)
         "within_eager_error": c.get("within-eager-error", 0),
         "ill_conditioned": c.get("ill-conditioned", 0),
+        # programs (and calls) where eager raised: each a generator rule bug, since a
+        # generated program is valid by construction (fuzz.case_runner)
+        "eager_raised_programs": c.get("eager-raised", 0),
+        "eager_raised_calls": c.get("eager-raised-calls", 0),
     }
 
 

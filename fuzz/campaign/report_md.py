@@ -335,8 +335,16 @@ def _checked(doc: dict[str, Any]) -> list[str]:
             f"unmapped share {share(r['unmapped_share'])}"
             f"{_static(r)}"
             f"; mismatches set aside by the float64 call: {r.get('within_eager_error', 0)} "
-            f"within eager's error, {r.get('ill_conditioned', 0)} decided by rounding."
+            f"within eager's error, {r.get('ill_conditioned', 0)} decided by rounding; "
+            f"programs where eager raised {r.get('eager_raised_programs', 0)}."
         )
+        if r.get("eager_raised_programs"):
+            lines.append(
+                f"\n**A generator rule bug:** eager raised at {r['eager_raised_calls']} "
+                f"call(s) of {r['eager_raised_programs']} generated program(s) on {key}. "
+                "A generated program is valid by construction (fuzz/ops: each op's shape "
+                "rule), and a call eager and the lane both reject checks nothing."
+            )
     return lines
 
 

@@ -28,6 +28,7 @@ from fuzz.campaign.protocol import (
     encode,
 )
 from fuzz.campaign.report import blind_spots, build_report
+from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.supervisor import CampaignSettings, Supervisor
 
 
@@ -223,6 +224,37 @@ def test_the_report_has_a_coverage_block_per_lane_over_programs_that_ran(tmp_pat
         "dynamic": 1,
     }
     assert doc["nodes"] == {"node-a": {"thunder/cpu": 2}}
+
+
+def test_a_program_eager_rejects_is_counted_and_reported_as_a_generator_rule_bug(tmp_path):
+    """A generated program is valid by construction, so eager raising at one of its calls
+    is a generator rule bug; where the lane rejects the call too, nothing diverges and the
+    call checks nothing. The 2026-12-05 Thunder campaign met one only because Thunder
+    returned a result at one call. Counted per lane report, shown in report.md."""
+    from fuzz.case import case_from_source
+    from fuzz.case_runner import run_case
+
+    source = (
+        "import torch\n\n\ndef program(x):\n    return (x.unflatten(0, (2, -1)),)\n\n\n"
+        "def calls():\n    return [(torch.randn(4),), (torch.randn(3),), (torch.randn(5),)]\n"
+    )
+    (report,) = run_case(
+        case_from_source(source, "odd"), lanes=("thunder",), devices=("cpu",), confirm=False
+    ).reports
+    assert report.divergences == []  # Thunder rejects the odd sizes too: silent, but counted
+    assert (report.counters["eager-raised"], report.counters["eager-raised-calls"]) == (1, 2)
+
+    sup = Supervisor(_settings(tmp_path, lanes=("thunder",)))
+    slot = sup.slots[0]
+    sup.started(slot)
+    sup.on_message(slot, Hello(1, "node-a", {}, {}, {}, sup.harness))
+    ran = {"kinds": [], "counters": dict(report.counters), "skipped": None}
+    sup.on_message(slot, Example(1, "explore", 0.1, 1.0, lanes={"thunder/cpu": ran}))
+    doc = build_report(sup)
+    assert doc["checked"]["thunder/cpu"]["eager_raised_programs"] == 1
+    text = render_markdown(doc)
+    assert "programs where eager raised 1." in text
+    assert "**A generator rule bug:** eager raised at 2 call(s) of 1 generated program(s)" in text
 
 
 def _lane(programs, ran, skipped=None, hits=0):

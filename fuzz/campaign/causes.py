@@ -46,7 +46,7 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      too (`built_wrong`), rules (b) to (e) compare that divergence in its place, and (c)
      does not apply to it. A lowering that decides on a size (a flip fault that copies
      when some flipped dim is 1) builds a wrong trace at the first call, and a later hit
-     with other sizes replays it: one fault, which filed as an unsound hit and a wrong
+     with other sizes replays it: one fault, which was filed as an unsound hit and a wrong
      result until 2026-12-05 (benchmarks/RESULTS.md, the seventeenth session).
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """

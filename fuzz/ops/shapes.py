@@ -241,7 +241,7 @@ def _flatten_range(types, syms, pick):
 
 
 def _factors(d):
-    """Static factors k of `d` (2..4) for which d / k is a polynomial at every call."""
+    """Static factors k of `d` (2..4) for which d / k is an integer at every call."""
     return [k for k in (2, 3, 4) if quotient(d, k) is not None]
 
 

@@ -385,6 +385,17 @@ def test_cache_divergences_of_one_cache_are_one_bug(tmp_path):
     assert (stock.status, shared.status) == ("new", "new") and len(_cases(tmp_path)) == 3
 
 
+def _thunder_div(kind, stage, disc, control, cache_hit, origin=None) -> dict:
+    """A Thunder divergence as the flip fault's night recorded it: the ops, the default
+    cache's control, whether the call hit; an origin only where a fresh trace is wrong (an
+    unsound hit has none)."""
+    d = _div(kind, stage, f"{kind}@call#{disc}", inputs=[], ops=["torch.flip"])
+    if origin:
+        d["data"]["facts"].update(origin=origin, origin_class=origin.split(":")[0])
+    d["data"].update(control=control, cache_hit=cache_hit, symbolic_cache="fixed")
+    return d
+
+
 def test_a_hit_that_replays_a_trace_wrong_when_built_is_the_wrong_trace_bug(tmp_path):
     """Rule (f), from the flip fault's night (seed 1, seventeenth session): a lowering that
     copies when a flipped dim is 1 builds a wrong trace at call 0 (the default cache gets
@@ -394,11 +405,7 @@ def test_a_hit_that_replays_a_trace_wrong_when_built_is_the_wrong_trace_bug(tmp_
     hit, wrong = "thunder.unsound-hit", "thunder.wrong-result"
 
     def div(kind, stage, disc, control, cache_hit, origin="flip_dims:values"):
-        d = _div(kind, stage, f"{kind}@call#{disc}", inputs=[], ops=["torch.flip"])
-        if origin:  # an unsound hit has none (the night's data)
-            d["data"]["facts"].update(origin=origin, origin_class=origin.split(":")[0])
-        d["data"].update(control=control, cache_hit=cache_hit, symbolic_cache="fixed")
-        return d
+        return _thunder_div(kind, stage, disc, control, cache_hit, origin)
 
     def unsound(source, control_at_0, origin="flip_dims:values"):
         built = div(wrong, "call[0]", "shared|no-flip", control_at_0, False, origin)
@@ -444,12 +451,7 @@ def test_a_hit_that_replays_a_trace_wrong_when_built_is_the_wrong_trace_bug(tmp_
 def test_a_hit_is_not_joined_to_a_wrong_trace_it_does_not_replay(tmp_path, control_at_0, origin):
     hit, wrong = "thunder.unsound-hit", "thunder.wrong-result"
 
-    def div(kind, stage, disc, control, cache_hit, origin=None):
-        d = _div(kind, stage, f"{kind}@call#{disc}", inputs=[], ops=["torch.flip"])
-        if origin:  # an unsound hit has none (the night's data)
-            d["data"]["facts"].update(origin=origin, origin_class=origin.split(":")[0])
-        d["data"].update(control=control, cache_hit=cache_hit, symbolic_cache="fixed")
-        return d
+    div = _thunder_div
 
     built = div(wrong, "call[0]", "x|no-flip", control_at_0, False, origin)
     built["data"]["facts"]["ops"] = sorted(

@@ -40,14 +40,17 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      *dtype* at a pointwise op keys on the class, not the op: pointwise ops share one
      type-promotion rule, so a promotion fault shows at mul in one program and at add
      in the next.
- (f) a Thunder cache divergence (as in (c)) of a program whose trace was already wrong
-     when it was built stands for that wrong trace, not for the cache: when the program
-     also shows a divergence at a miss before the hit that the default cache gets wrong
-     too (`built_wrong`), rules (b) to (e) compare that divergence in its place, and (c)
-     does not apply to it. A lowering that decides on a size (a flip fault that copies
-     when some flipped dim is 1) builds a wrong trace at the first call, and a later hit
-     with other sizes replays it: one fault, which was filed as an unsound hit and a wrong
-     result until 2026-12-05 (benchmarks/RESULTS.md, the seventeenth session).
+ (f) a Thunder cache divergence (as in (c)) that a wrong trace explains stands for that
+     trace, not for the cache (`built_wrong`): rules (b) to (e) compare the wrong trace's
+     divergence in its place, and (c) does not apply to it. Either the program shows, at
+     a miss before the hit, a divergence the default cache gets wrong too (the trace the
+     hit replays was wrong when built), or the hit is unsound at a call the default cache
+     gets wrong (the fresh trace is the wrong one; the hit carries its origin). A
+     lowering that decides on a size (a flip fault that copies when some flipped dim is
+     1) shows both ways: a wrong trace built at a size-1 call and replayed at a later
+     one, or a right trace built first and a fresh one wrong at a size-1 call. One fault,
+     which was filed as an unsound hit and a wrong result until 2026-12-05
+     (benchmarks/RESULTS.md, the seventeenth and eighteenth sessions).
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
@@ -148,13 +151,18 @@ def _call_index(stage: str) -> int | None:
 
 
 def built_wrong(f: Finding) -> dict[str, Any] | None:
-    """Rule (f): for a finding whose divergence is a Thunder cache divergence, a
-    divergence of its program at an earlier miss that the default-cache control gets wrong
-    too (the trace the hit replays was wrong when built); None otherwise."""
+    """Rule (f): for a finding whose divergence is a Thunder cache divergence, the wrong
+    trace it stands for: an unsound hit at a call the default cache gets wrong (the fresh
+    trace is the wrong one; its origin is the hit's facts "origin"), as a wrong result at
+    that call; else a divergence of its program at an earlier miss that the default cache
+    gets wrong too (the trace the hit replays was wrong when built); None otherwise."""
     p = primary(f)
     hit = _call_index(p.get("stage", ""))
     if hit is None or cache_cause(p["kind"], p) is None:
         return None
+    data = p.get("data") or {}
+    if p["kind"] == "thunder.unsound-hit" and data.get("control") == "diverges too":
+        return p | {"kind": "thunder.wrong-result", "data": data | {"cache_hit": False}}
     for d in f.divergences:
         data = d.get("data") or {}
         at = _call_index(d.get("stage", ""))
@@ -176,7 +184,7 @@ def same_cause(a: Finding, b: Finding, normalized: Callable[[Finding], str]) -> 
     pa, pb = wa or primary(a), wb or primary(b)
     why = _same_cause(a, b, pa, pb, normalized)
     if why and (wa or wb) and not why.startswith("the same program"):
-        return "a cache hit replayed a trace already wrong when built: " + why
+        return "a wrong trace explains the cache divergence: " + why
     return why
 
 

@@ -429,7 +429,7 @@ def test_a_hit_that_replays_a_trace_wrong_when_built_is_the_wrong_trace_bug(tmp_
     replayed.divergences[1]["details"] = "cache hit ran a cached execution trace that differs"
     sup = _triage(tmp_path, [replayed, wrong_result, other_cache])
     assert sorted(f.status for f in (replayed, wrong_result)) == ["merged", "new"]
-    assert "already wrong when built" in (replayed.merge_reason or wrong_result.merge_reason)
+    assert "a wrong trace explains" in (replayed.merge_reason or wrong_result.merge_reason)
     assert other_cache.status == "new" and len(_cases(tmp_path)) == 2
     # The report describes each finding by its own divergence (the hit), not by the
     # wrong result its program shows first.

@@ -143,3 +143,65 @@ def test_without_the_fault_the_programs_agree_with_eager():
         ("rounded", ROUNDED_FIRST),
     ):
         assert _wrong_results(source, name) == []
+
+
+# Rule (f) of fuzz/campaign/causes.py, the two forms a size-deciding lowering takes under
+# the symbolic-values cache (both from the flip fault's nights: seed 1 of the seventeenth
+# session, seed 5 of the eighteenth). Built wrong: the size-1 call builds the trace, and a
+# later call with other sizes hits and replays it.
+BUILT_WRONG = """
+import torch
+
+def program(x):
+    f = torch.flip(x, (1, 0))
+    return (f,)
+
+def calls():
+    f64 = torch.float64
+    return [(torch.randn(1, 2, 1, dtype=f64),), (torch.randn(2, 4, 2, dtype=f64),)]
+"""
+# Fresh trace wrong: a right trace is built first, and the size-1 call hits it (right
+# values), while a fresh trace of that call, the one the default cache runs, is wrong.
+FRESH_WRONG = """
+import torch
+
+def program(x):
+    f = torch.flip(x, (1, 0, 2))
+    return (f,)
+
+def calls():
+    return [(torch.randn(6, 2, 6),), (torch.randn(3, 1, 3),)]
+"""
+
+
+def _divergences(source: str, name: str) -> list:
+    case = case_from_source(textwrap.dedent(source), name)
+    (report,) = run_case(case, lanes=("thunder",), devices=("cpu",)).reports
+    return report.divergences
+
+
+def test_an_unsound_hit_that_a_wrong_trace_explains_is_that_wrong_result(flip_fault):
+    """Each form files as an unsound hit; with rule (f) each merges with a plain wrong
+    result of the fault (no cache hit at all), by the first wrong node."""
+    plain = _wrong_results(STATIC_ONE, "static")
+    assert plain
+    wrong_result = _finding("static", STATIC_ONE, plain)
+    for name, source in (("built", BUILT_WRONG), ("fresh", FRESH_WRONG)):
+        found = _divergences(source, name)
+        (hit,) = [d for d in found if d.kind == "thunder.unsound-hit"]
+        bucket = f"thunder.unsound-hit@call#{name}"
+        finding = Finding(
+            bucket,
+            source,
+            [d.to_json() | {"bucket": bucket if d is hit else "other"} for d in found],
+            True,
+            "w0",
+        )
+        if name == "fresh":  # the hit's own call is what the default cache gets wrong
+            assert hit.data["control"] == "diverges too", hit.data
+            assert hit.data["facts"].get("origin") == "torch.flip:values", hit.data["facts"]
+        why = same_cause(finding, wrong_result, lambda f: f.source)
+        assert why == (
+            "a wrong trace explains the cache divergence: "
+            "the same first wrong node (torch.flip values)"
+        ), (name, why, [d.to_json() for d in found])

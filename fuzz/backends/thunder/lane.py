@@ -49,6 +49,7 @@ from fuzz.backends.thunder.oracles.cache import (
 from fuzz.backends.thunder.origin import first_departure, line_op, with_origin
 from fuzz.backends.thunder.repairs import REPAIRS, repaired
 from fuzz.case import Case
+from fuzz.divergence import Divergence
 from fuzz.observe import CallRecord, observe_call
 from fuzz.oracles.aliasing import compare_aliasing
 from fuzz.oracles.results import compare_results
@@ -251,16 +252,29 @@ class ThunderLane:
         (fuzz/backends/thunder/origin.py), as the facts "origin" and "origin_class" of
         that call's wrong results (report.details["origin_by_call"], as EXIR's)."""
         origins = report.details.setdefault("origin_by_call", {})
+        # An unsound hit whose call the default cache gets wrong (`_annotate_with_control`)
+        # has the origin of that fresh trace: the value the lowering got wrong.
+        fresh = report.details.setdefault("fresh_origin_by_call", {})
+
+        def where(d: Divergence) -> tuple[dict, str] | None:
+            if not d.stage.startswith("call["):
+                return None
+            if d.kind == "thunder.wrong-result":
+                return origins, self.cache
+            if d.kind == "thunder.unsound-hit" and d.data.get("control") == "diverges too":
+                return fresh, "constant values"
+            return None
+
         for d in report.divergences:
-            if d.kind != "thunder.wrong-result" or not d.stage.startswith("call["):
+            if (found := where(d)) is None:
                 continue
-            i = int(d.stage[5:-1])
-            if i not in origins:
-                origins[i] = first_departure(case, calls, i, lambda f: self._jit(f, self.cache))
+            (by_call, cache), i = found, int(d.stage[5:-1])
+            if i not in by_call:
+                by_call[i] = first_departure(case, calls, i, lambda f: self._jit(f, cache))
         report.divergences = [
-            dataclasses.replace(d, data=d.data | {"facts": with_origin(d, origins)})
-            if d.kind == "thunder.wrong-result"
-            and origins.get(int(d.stage[5:-1]))
+            dataclasses.replace(d, data=d.data | {"facts": with_origin(d, found[0])})
+            if (found := where(d)) is not None
+            and found[0].get(int(d.stage[5:-1]))
             and "facts" in d.data
             else d
             for d in report.divergences
@@ -273,22 +287,30 @@ class ThunderLane:
         )
 
     def _annotate_with_control(self, case, calls, reference, device, report):
-        """Run the default (constant values) cache and note where it diverges too."""
+        """Run the default (constant values) cache and note where it diverges too. An
+        unsound hit has no counterpart there (the control's calls are not compared with
+        fresh traces): its control is whether the default cache gets that call wrong in
+        any way. The default cache traces a call with new sizes afresh, so "diverges too"
+        on a hit says the fresh trace is the wrong one: the cached trace differs from it
+        because a lowering got this call wrong, not because the cache missed a check."""
         jf = self._jit(case.program, "constant values")
         diverged: Counter = Counter()
         for i, (args, expected) in enumerate(zip(calls, reference)):
             record = observe_call(jf, copy_args(args))
             for d in self._compare(expected, record, f"call[{i}]", device):
                 diverged[(d.kind, d.stage)] += 1
+        wrong_at = {stage for _, stage in diverged}
+
+        def diverges_too(d: Divergence) -> bool:
+            if d.kind == "thunder.unsound-hit":
+                return d.stage in wrong_at
+            return (d.kind, d.stage) in diverged
+
         report.divergences = [
             dataclasses.replace(
                 d,
                 data=d.data
-                | {
-                    "control": "diverges too"
-                    if (d.kind, d.stage) in diverged
-                    else "agrees with eager"
-                },
+                | {"control": "diverges too" if diverges_too(d) else "agrees with eager"},
             )
             for d in report.divergences
         ]

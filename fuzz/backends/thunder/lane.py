@@ -46,7 +46,7 @@ from fuzz.backends.thunder.oracles.cache import (
     unsound_hit,
     unsound_hit_without_fresh_trace,
 )
-from fuzz.backends.thunder.origin import first_departure, line_op, with_origin
+from fuzz.backends.thunder.origin import annotate_origins, line_op
 from fuzz.backends.thunder.repairs import REPAIRS, repaired
 from fuzz.case import Case
 from fuzz.divergence import Divergence
@@ -245,40 +245,7 @@ class ThunderLane:
             self._annotate_with_control(case, calls, reference, device, report)
             for name in REPAIRS:
                 self._annotate_with_repair(name, case, calls, reference, device, report)
-        self._annotate_with_origin(case, calls, report)
-
-    def _annotate_with_origin(self, case, calls, report):
-        """The first value Thunder gets wrong on each call with a wrong result
-        (fuzz/backends/thunder/origin.py), as the facts "origin" and "origin_class" of
-        that call's wrong results (report.details["origin_by_call"], as EXIR's)."""
-        origins = report.details.setdefault("origin_by_call", {})
-        # An unsound hit whose call the default cache gets wrong (`_annotate_with_control`)
-        # has the origin of that fresh trace: the value the lowering got wrong.
-        fresh = report.details.setdefault("fresh_origin_by_call", {})
-
-        def where(d: Divergence) -> tuple[dict, str] | None:
-            if not d.stage.startswith("call["):
-                return None
-            if d.kind == "thunder.wrong-result":
-                return origins, self.cache
-            if d.kind == "thunder.unsound-hit" and d.data.get("control") == "diverges too":
-                return fresh, "constant values"
-            return None
-
-        for d in report.divergences:
-            if (found := where(d)) is None:
-                continue
-            (by_call, cache), i = found, int(d.stage[5:-1])
-            if i not in by_call:
-                by_call[i] = first_departure(case, calls, i, lambda f: self._jit(f, cache))
-        report.divergences = [
-            dataclasses.replace(d, data=d.data | {"facts": with_origin(d, found[0])})
-            if (found := where(d)) is not None
-            and found[0].get(int(d.stage[5:-1]))
-            and "facts" in d.data
-            else d
-            for d in report.divergences
-        ]
+        annotate_origins(case, calls, report, self._jit, self.cache)
 
     def _compare(self, expected: CallRecord, record: CallRecord, stage: str, device: str):
         """The per-call oracles: results, then aliasing and input mutation."""

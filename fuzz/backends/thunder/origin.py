@@ -30,6 +30,7 @@ names).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Sequence
@@ -164,3 +165,35 @@ def with_origin(d: Any, origins: dict[int, dict[str, str] | None]) -> dict[str, 
         "origin": f"{origin['op']}:{origin['nature']}",
         "origin_class": origin["class"],
     }
+
+
+def annotate_origins(
+    case: Case,
+    calls: Sequence[tuple],
+    report: Any,
+    jit: Callable[[Callable, str], Callable],
+    cache: str,
+) -> None:
+    """Give the lane report's wrong results the first value Thunder (`jit` with the lane's
+    `cache`) gets wrong on their call, as the facts "origin" and "origin_class"
+    (report.details["origin_by_call"], as EXIR's). An unsound hit at a call the default
+    cache gets wrong (its control "diverges too": the fresh trace is the wrong one) gets
+    the origin of the default cache's run of that call (details["fresh_origin_by_call"]):
+    the value the lowering got wrong (fuzz/campaign/causes.py rule (f))."""
+    origins = report.details.setdefault("origin_by_call", {})
+    fresh = report.details.setdefault("fresh_origin_by_call", {})
+    out = []
+    for d in report.divergences:
+        i = int(d.stage[5:-1]) if d.stage.startswith("call[") else -1
+        if d.kind == "thunder.wrong-result":
+            by_call, run_as = origins, cache
+        elif d.kind == "thunder.unsound-hit" and d.data.get("control") == "diverges too":
+            by_call, run_as = fresh, "constant values"
+        else:
+            i = -1
+        if i >= 0 and i not in by_call:
+            by_call[i] = first_departure(case, calls, i, lambda f, c=run_as: jit(f, c))
+        if i >= 0 and by_call[i] and "facts" in d.data:
+            d = dataclasses.replace(d, data=d.data | {"facts": with_origin(d, by_call)})
+        out.append(d)
+    report.divergences = out

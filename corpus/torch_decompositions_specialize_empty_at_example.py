@@ -40,7 +40,9 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # What identifies this bug in a divergence of any program (fuzz/known.py): to_edge
 # specialized a declared dynamic dim that sizes a value empty at the export example (the
 # lane's `specialized` fact, "empty-at-example"), and a later call of another size finds
-# the plan too small or is refused by the runtime.
+# the plan too small or is refused by the runtime; where the runtime has no kernel for
+# another op of the program, the edge program (run in eager instead, exir.edge-result)
+# computes that value at the example's size.
 MATCHES = (
     {
         "kind": "exir.under-allocation",
@@ -52,6 +54,12 @@ MATCHES = (
         "kind": "exir.crash",
         "stage": "call",
         "details": r"method->(set_inputs|execute)\(\) (for method '\w+' )?failed",
+        "facts": {"specialized": ["to_edge", "empty-at-example"]},
+    },
+    {
+        "kind": "exir.edge-result",
+        "stage": "call",
+        "details": r"^output \d+: shape \(",
         "facts": {"specialized": ["to_edge", "empty-at-example"]},
     },
 )

@@ -25,7 +25,8 @@ root causes apart:
     exir.pipeline-variance    the operator of the first plan row that changed
     exir.aliasing             the rule that failed (S1..S5, E2..E4)
     exir.overlap              the planning algorithm
-    exir.runtime-result       the op families of the program and the decisions flipped
+    exir.runtime-result,      the op families of the program and the decisions flipped
+    exir.edge-result
     exir.unchecked-contract   nothing more: the probe kind is in the stage
 
 "Flipped decisions" are the kinds of shape decisions (fuzz.ops.spec.Decision) that go,
@@ -173,7 +174,7 @@ def discriminator(divergence: Mapping[str, Any], facts: ProgramFacts | None = No
         return str(data.get("rule", "?"))
     if kind == "exir.overlap":
         return str(data.get("algo", "?"))
-    if kind == "exir.runtime-result":
+    if kind in ("exir.runtime-result", "exir.edge-result"):
         families = "+".join(sorted(facts.families)) if facts is not None else "?"
         return f"{families}|{_flipped(stage, facts)}"
     return ""

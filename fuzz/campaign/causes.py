@@ -119,7 +119,7 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
         return None
     if d["kind"] == "exir.overlap" and data.get("a") and data.get("b"):
         return (d["kind"], "between", *sorted((node_op(data["a"]), node_op(data["b"]))))
-    if d["kind"] in ("exir.runtime-result", "thunder.wrong-result"):
+    if d["kind"] in ("exir.runtime-result", "exir.edge-result", "thunder.wrong-result"):
         if m := _DTYPE.search(d.get("details", "")):
             return (d["kind"], "dtype", m.group(1), m.group(2))
         # Wrong values in programs whose control flow or data-dependent ops are the same:

@@ -98,8 +98,18 @@ def within_eager_error(expected: Any, actual: Any, reference: Any) -> bool:
     return lane_error <= REFEREE_FACTOR * eager_error + floor
 
 
-# The kind a wrong value is filed under, per lane (EXIR only computes values at run time).
-RESULT_KIND = {"thunder": "thunder.wrong-result", "exir": "exir.runtime-result"}
+# The kind a wrong value is filed under, per lane (EXIR only computes values at run time;
+# "exir-edge" is its edge program run in eager where the runtime gives no result,
+# fuzz/backends/exir/edge_run.py).
+RESULT_KIND = {
+    "thunder": "thunder.wrong-result",
+    "exir": "exir.runtime-result",
+    "exir-edge": "exir.edge-result",
+}
+# The kind a lane raising where eager returned is filed under, when not `<lane>.crash`:
+# the edge program raising is a wrong result of the lowering (no process died, no
+# runtime ran), kept apart from the runtime's crashes and the patterns that match them.
+CRASH_KIND = {"exir-edge": "exir.edge-result"}
 
 
 def value_mismatch(expected, actual) -> str | None:
@@ -138,7 +148,7 @@ def value_mismatch(expected, actual) -> str | None:
 
 
 # How a lane's side of a call is named in messages.
-_WHO = {"thunder": "thunder", "exir": "the runtime"}
+_WHO = {"thunder": "thunder", "exir": "the runtime", "exir-edge": "the edge program"}
 
 
 def compare_results(
@@ -150,7 +160,8 @@ def compare_results(
     check_inputs: bool = False,
 ) -> list[Divergence]:
     """A lane's call against eager's: the exception (both raised: agreed; only eager:
-    `RESULT_KIND[lane]`; only the lane: `<lane>.crash`), then the outputs. With
+    `RESULT_KIND[lane]`; only the lane: `CRASH_KIND[lane]`, else `<lane>.crash`), then the
+    outputs. With
     `check_inputs`, also the inputs after the call, for lanes whose records carry the
     mutations they made (the EXIR runtime returns them as outputs; Thunder's are judged
     with aliasing, fuzz.oracles.aliasing)."""
@@ -166,7 +177,7 @@ def compare_results(
     if actual.error:
         return [
             Divergence(
-                f"{lane}.crash",
+                CRASH_KIND.get(lane, f"{lane}.crash"),
                 stage,
                 f"{who} raised {actual.error}",
                 device,

@@ -1009,7 +1009,57 @@ VARIANTS = {
             return [(torch.randn(4, 3), torch.randn(2)), (torch.randn(3, 0), torch.randn(2))]
         """,
     ),
+    # The to_edge and export bugs in programs the runtime has no kernel for (a stable sort):
+    # the lane compares the edge program's result instead, exir.edge-result (NO_KERNEL).
+    "executorch_scalar_constant_float32:no-kernel": (
+        "exir",
+        """
+        def program(x):
+            return (torch.sort(x, stable=True).values - 10.1,)
+
+        def calls():
+            return [(torch.tensor([10.1, 10.1], dtype=torch.float64),)]
+        """,
+    ),
+    "executorch_zero_dim_scalar_promotion:no-kernel": (
+        "exir",
+        """
+        def program(x, y):
+            return (x + 0.5, torch.sort(y, stable=True).values)
+
+        def calls():
+            return [(torch.tensor(1.25, dtype=torch.bfloat16), torch.randn(4))]
+        """,
+    ),
+    "torch_dropout_eval_identity_mutation_lost:no-kernel": (
+        "exir",
+        """
+        import torch.nn.functional as F
+
+        def program(x, y):
+            v = F.dropout(x, p=0.0, training=False)
+            v.copy_(torch.sort(y, dim=0, stable=True).values * 2.0)
+            return (v + 1,)
+
+        def calls():
+            return [(torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(5, 4), torch.randn(5, 4))]
+        """,
+    ),
+    "torch_decompositions_specialize_empty_at_example:no-kernel": (
+        "exir",
+        """
+        def program(x):
+            a, b = torch.tensor_split(torch.sort(x, dim=1, stable=True).values, (2,), 0)
+            return (a, b)
+
+        def calls():
+            return [(torch.randn(2, 1),), (torch.randn(3, 1),)]
+
+        DIMS = {"x": {0: (2, 6)}}
+        """,
+    ),
 }
+NO_KERNEL = sorted(v for v in VARIANTS if v.endswith(":no-kernel"))
 
 
 def test_a_pattern_of_another_bug_that_recognises_a_case_is_reported():
@@ -1472,6 +1522,18 @@ def test_a_variant_of_a_registered_bug_is_recognised_as_that_bug(variant, tmp_pa
             f"{d['kind']} at {d['stage']} ({d['details'][:200]}), facts "
             f"{d['data'].get('facts')}: known as {d['known_as']}, not [{registered!r}]"
         )
+
+
+@pytest.mark.parametrize("variant", NO_KERNEL)
+def test_a_to_edge_bug_in_a_program_without_runtime_kernels_shows_as_an_edge_result(
+    variant, tmp_path
+):
+    """The variants above are recognised through the edge program's result: the runtime
+    did not run them, so a pattern of exir.runtime-result alone would miss them."""
+    if not all_fixes_on():
+        pytest.skip("the registry is written for the fixed stacks")
+    kinds = {d["kind"] for d in _outcome(variant, tmp_path).divergences}
+    assert "exir.edge-result" in kinds and "exir.runtime-result" not in kinds, kinds
 
 
 def test_a_device_check_crash_is_the_cpu_index_bug_only_between_cuda_and_the_cpu():

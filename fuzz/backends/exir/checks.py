@@ -29,6 +29,7 @@ import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.mirror as mirror
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.edge_run import run_edge
 from fuzz.backends.exir.emulate import explained
 from fuzz.backends.exir.graph import PlannedTensor
 from fuzz.backends.exir.interpret import interpret
@@ -46,7 +47,7 @@ from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
 
 # Divergences a lowering fault can cause, worth locating (fuzz.backends.exir.origin).
-_LOCATED = frozenset({"exir.runtime-result", "exir.under-allocation", "exir.crash"})
+_LOCATED = {"exir.runtime-result", "exir.edge-result", "exir.under-allocation", "exir.crash"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +92,7 @@ class LaneRun:
         self.planned: list[PlannedTensor] = []
         self.edge_needed = False  # whether under-allocation needs the edge program's values
         self.loaded: LoadedProgram | None = None
+        self.static_only = False  # the runtime lacks a kernel: the edge program's result
         self.mirrors: mirror.MirrorRuns | None = None  # the checks' own pipelines
         self.first_inside: tuple | None = None
         self.runtime_seconds = 0.0
@@ -264,6 +266,7 @@ class LaneRun:
         self.report.details["runtime"] = detail
         self.report.counters.update(counters)
         if "runtime-static-only" in counters:
+            self.static_only = True
             return
         try:
             self.loaded = self._timed_runtime(lambda: LoadedProgram(self.b.buffer))
@@ -309,8 +312,8 @@ class LaneRun:
                         {},
                     )
                 )
-            if self.loaded is not None:
-                self.guard("runtime-result", lambda: self._runtime_result(fed, eager, stage))
+            if self.loaded is not None or self.static_only:
+                self.guard("result", lambda: self._result(fed, eager, stage))
             if any(d.kind in _LOCATED for d in self.report.divergences[before:]):
                 self._locate(i, fed)
         self.report.details["legal_aliasing"] = dict(legal)
@@ -355,13 +358,19 @@ class LaneRun:
         self._file(found)
         return legal
 
-    def _runtime_result(self, fed: tuple, eager: CallRecord, stage: str) -> None:
-        """exir.runtime-result / exir.crash: the runtime against eager on the same inputs."""
-        got = self._timed_runtime(lambda: run_on_runtime(self.loaded, self.b.et_program, fed))
-        if got is None:  # the binding cannot take a number input (executorch 1.0.1: floats)
-            self.report.counters["runtime-input-unsupported"] += 1
-            return
-        found = compare_results("exir", eager, got, stage, self.device, check_inputs=True)
+    def _result(self, fed: tuple, eager: CallRecord, stage: str) -> None:
+        """The runtime against eager on the same inputs (exir.runtime-result, exir.crash);
+        where the runtime gives no result, the edge program (exir.edge-result, edge_run.py)."""
+        lane, got = "exir", None
+        if self.loaded is not None:
+            got = self._timed_runtime(lambda: run_on_runtime(self.loaded, self.b.et_program, fed))
+            if got is None:  # the binding cannot take a number input (executorch 1.0.1: floats)
+                self.report.counters["runtime-input-unsupported"] += 1
+        if got is None:
+            with self._timed("calls/edge-result"):
+                lane, got = "exir-edge", run_edge(self.b.edge.exported_program(), fed)
+            self.report.counters["calls-edge-result"] += 1
+        found = compare_results(lane, eager, got, stage, self.device, check_inputs=True)
         self._file(explained(found, self.report, self.b.ep, fed, got, stage, self.calls.program))
 
     def contract_probes(self) -> None:
@@ -374,7 +383,7 @@ class LaneRun:
             probes = contract.contract_probes(self.b.ep, self.first_inside)
         for probe in probes:
             contract.announce_probe(report.details.get("ops") or (), probe)
-            accepted = self._timed_runtime(lambda: self._accepts(probe.args))
+            accepted = self._timed_runtime(lambda: self.loaded.accepts(probe.args))
             results.append({"probe": probe.name, "kind": probe.kind, "accepted": accepted})
             report.counters[f"contract-{probe.kind}-{'accepted' if accepted else 'rejected'}"] += 1
             if accepted and (probe.kind != "lower" or self.settings.check_lower_bounds):
@@ -383,14 +392,6 @@ class LaneRun:
                 stage, data = f"contract[{probe.kind}]", {"probe": probe.name, "kind": probe.kind}
                 self._file([Divergence("exir.unchecked-contract", stage, what, self.device, data)])
         report.details["contract_probes"] = results
-
-    def _accepts(self, args: tuple) -> bool:
-        """Whether the runtime runs `args` (a contract probe) without raising."""
-        try:
-            self.loaded.execute(self.loaded.inputs(args))
-        except Exception:
-            return False
-        return True
 
     def close(self) -> None:
         if self.loaded is not None:

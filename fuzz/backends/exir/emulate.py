@@ -112,7 +112,7 @@ def explained(
     exir.runtime-result, the emulations whose outputs equal the runtime's `got` on this
     call go to report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`);
     `program` (the case's) for the eager emulations."""
-    if not any(d.kind == "exir.runtime-result" for d in found):
+    if not any(d.kind in ("exir.runtime-result", "exir.edge-result") for d in found):
         return found
     ops = " ".join(report.details.get("ops") or ())
     names = []

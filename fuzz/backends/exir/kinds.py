@@ -23,6 +23,10 @@ KINDS = {
         "functionalization does not allow"
     ),
     "exir.runtime-result": "the ExecuTorch runtime's outputs differ from eager",
+    "exir.edge-result": (
+        "the edge program, run in eager where the runtime gave no result "
+        "(no kernel), differs from eager"
+    ),
     "exir.pipeline-variance": (
         "re-running SpecPropPass where ExecuTorch passes may changes the memory plan"
     ),

@@ -13,9 +13,10 @@ of named checks on the build (fuzz/backends/exir/checks.py), each through one gu
   alias-structure    alias classes of the plan (S1-S5)                    exir.aliasing
   runtime-load       the .pte on the pip runtime                          exir.crash
   calls              per call inside the contract: under-allocation, alias boundary
-                     (E1-E4), runtime result                              exir.under-allocation,
-                                                                          exir.aliasing,
-                                                                          exir.runtime-result
+                     (E1-E4), runtime result; where the runtime gives     exir.under-allocation,
+                     none (no kernel), the edge program's result          exir.aliasing,
+                     (edge_run.py)                                        exir.runtime-result,
+                                                                          exir.edge-result
   contract-probes    inputs just outside the contract must be rejected    exir.unchecked-contract
 
 When to_executorch raised, only spec-meta and bound-loss run (on the probe's snapshot),

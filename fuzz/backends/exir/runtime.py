@@ -140,6 +140,14 @@ class LoadedProgram:
         tensors = [x for x in flat if isinstance(x, torch.Tensor)]
         return tensors if self.num_inputs == len(tensors) != len(flat) else flat
 
+    def accepts(self, args: tuple) -> bool:
+        """Whether the method runs `args` (a contract probe) without raising."""
+        try:
+            self.execute(self.inputs(args))
+        except Exception:
+            return False
+        return True
+
     def execute(self, flat_inputs: list[Any]) -> list[Any]:
         """The method's outputs; when it raises, the exception's message ends with the
         runtime's last log lines, "(runtime log: ...)" (module docstring: why)."""

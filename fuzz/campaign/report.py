@@ -41,9 +41,11 @@ each, and the figures behind them per lane even under their limits): a lane/devi
   * "fuzz:: ops not run": more than NO_FUZZ_KERNELS_LIMIT (10 %) of the EXIR programs it
     ran got static checks only because the harness's own runtime kernels for its custom
     ops could not be built here (counters["runtime-static-no-fuzz-kernels"];
-    fuzz/backends/exir/kernels): their results went uncompared. The programs the runtime
-    cannot run for want of a kernel of the stack's own (sort, unique, cumprod, ...) are
-    counted (report.md's "static checks only") but are the stack's gap, not a blind spot.
+    fuzz/backends/exir/kernels): only their edge program's result was compared, never
+    the planned program's on the runtime. The programs the runtime cannot run for want of
+    a kernel of the stack's own (sort, unique, cumprod, ...) are counted (report.md's
+    "static checks only", with the calls whose edge program was compared instead:
+    `edge_result_calls`) but are the stack's gap, not a blind spot.
 """
 
 from __future__ import annotations
@@ -133,6 +135,9 @@ def check_rates(key: str, st: dict[str, Any]) -> dict[str, Any]:
         if ran and key.startswith("exir/")
         else None,
         "no_fuzz_kernels_programs": c.get("runtime-static-no-fuzz-kernels", 0),
+        # calls of those programs whose edge program's result was compared instead
+        # (exir.edge-result, fuzz/backends/exir/edge_run.py)
+        "edge_result_calls": c.get("calls-edge-result", 0),
         # why calls were outside the contract, by kind (fuzz.backends.exir.contract)
         "outside_contract_by": {
             k.split(":", 1)[1]: v

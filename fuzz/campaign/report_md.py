@@ -309,11 +309,15 @@ def _by_kind(by: dict[str, int] | None) -> str:
 
 
 def _static(r: dict[str, Any]) -> str:
-    """ "; static checks only (no runtime kernel) 3 (2.1%)" for an EXIR lane, else ""."""
+    """ "; static checks only (no runtime kernel) 3 (2.1%), their edge program's result
+    compared at 7 calls" for an EXIR lane, else ""."""
     if r.get("runtime_static_share") is None:
         return ""
     share = 100 * r["runtime_static_share"]
-    return f"; static checks only (no runtime kernel) {r['runtime_static_programs']} ({share:.1f}%)"
+    return (
+        f"; static checks only (no runtime kernel) {r['runtime_static_programs']} ({share:.1f}%),"
+        f" their edge program's result compared at {r.get('edge_result_calls', 0)} calls"
+    )
 
 
 def _checked(doc: dict[str, Any]) -> list[str]:

@@ -120,6 +120,17 @@ def test_an_oracle_error_under_its_limit_is_shown_with_its_count(tmp_path):
     assert "oracle errors 1 in 1 program(s) (1.7%)" in render_markdown(doc)
 
 
+def test_the_programs_the_runtime_cannot_run_show_with_their_edge_result_calls(tmp_path):
+    static = {"calls-checked": 2, "runtime-static-only": 1, "calls-edge-result": 2}
+    doc = _report(tmp_path, ("exir",), [_exir(**static)] * 3 + [_exir(**{"calls-checked": 2})])
+    checked = doc["checked"]["exir/cpu"]
+    assert (checked["runtime_static_programs"], checked["edge_result_calls"]) == (3, 6)
+    assert (
+        "static checks only (no runtime kernel) 3 (75.0%), their edge program's result "
+        "compared at 6 calls" in render_markdown(doc)
+    )
+
+
 def test_a_lane_asked_for_that_ran_nothing_is_a_blind_spot(tmp_path):
     doc = _report(tmp_path / "a", ("thunder", "exir"), [_thunder(2)])
     assert _whats(doc) == ["no program ran"] and doc["blind_spots"][0]["lane"] == "exir/cpu"

@@ -1,12 +1,15 @@
 """Template text of the EXIR repro scripts: ExecuTorch's pipeline as its docs run it
 (torch.export with Dim.AUTO ranges, to_edge, to_executorch with the greedy memory plan
-and the range-based sym-shape pass, the .pte on the pip runtime), and the `RUN` check:
-every stage succeeds and every call inside what was exported returns on the runtime what
-eager returns (exir.crash, exir.runtime-result). The other EXIR checks are in
+and the range-based sym-shape pass, the .pte on the pip runtime), and two checks:
+`RUN`, every stage succeeds and every call inside what was exported returns on the runtime
+what eager returns (exir.crash, exir.runtime-result); `EDGE`, export and to_edge succeed
+and every such call returns from the edge program, run in eager node by node, what eager
+returns (exir.edge-result: the runtime had no kernel for an operator of the program, so
+the harness compared what to_edge produced instead). The other EXIR checks are in
 exir_checks_template.py.
 
-The steps are those of fuzz/backends/exir/pipeline.py and runtime.py, without the
-harness's probes and speedups.
+The steps are those of fuzz/backends/exir/pipeline.py, runtime.py and edge_run.py,
+without the harness's probes and speedups.
 """
 
 from __future__ import annotations
@@ -269,6 +272,104 @@ def check():
             continue
         if error is not None:
             problems.append(f"call {i}: eager raised {error}, the runtime returned a result")
+            continue
+        if len(got) != len(outputs):
+            problems.append(f"call {i}: {len(got)} outputs, eager returns {len(outputs)}")
+            continue
+        for j, (e, a) in enumerate(zip(outputs, got)):
+            if (why := mismatch(e, a)) is not None:
+                problems.append(f"call {i}: output {j}: {why}")
+        for j, (e, a) in enumerate(zip(inputs_after, got_after)):
+            if isinstance(e, torch.Tensor) and (why := mismatch(e, a)) is not None:
+                problems.append(f"call {i}: input {j} after the call: {why}")
+    return problems
+'''
+
+# exir.edge-result
+EDGE = '''
+
+# ---- the check ---------------------------------------------------------------------
+
+
+def lower_edge(example):
+    """(ep, edge), or the name of the stage that raised and its exception."""
+    stage = "torch.export.export"
+    try:
+        ep = export(example)
+        stage = "to_edge"
+        return ep, lower_to_edge(ep)
+    except Exception as e:
+        return stage, e
+
+
+def graph_inputs(program, flat):
+    """The flat inputs of the program's graph: its lifted parameters, buffers and
+    constants, and the call's leaves, in the order of its input specs."""
+    user = iter(flat)
+    out = []
+    for spec in program.graph_signature.input_specs:
+        if spec.kind == InputKind.USER_INPUT:
+            out.append(next(user))
+        elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            state = program.state_dict
+            held = state if spec.target in state else program.constants
+            out.append(held[spec.target])
+        else:  # CONSTANT_TENSOR, CUSTOM_OBJ, TOKEN
+            out.append(program.constants.get(spec.target))
+    return out
+
+
+def run_edge(program, args):
+    """(outputs, inputs after the call) of the edge program run in eager, node by node:
+    each edge operator runs the ATen kernel it wraps. The graph is functional: it returns
+    the inputs it writes to as outputs (in signature order: mutations first, then the
+    user outputs), as the runtime does."""
+    flat = leaves(contiguous(args))
+    with torch.no_grad():
+        results = torch.fx.Interpreter(program.graph_module).run(*graph_inputs(program, flat))
+    signature = program.graph_signature
+    user_inputs = [s.arg.name for s in signature.input_specs if s.kind == InputKind.USER_INPUT]
+    outputs, after = [], list(flat)
+    for spec, value in zip(signature.output_specs, results):
+        if spec.kind == OutputKind.USER_OUTPUT:
+            outputs.append(value)
+        elif spec.kind == OutputKind.USER_INPUT_MUTATION and spec.target in user_inputs:
+            after[user_inputs.index(spec.target)] = value
+    return outputs, after
+
+
+def check():
+    """Export and to_edge succeed, and every call the exported program accepts returns
+    from the edge program, run in eager, what eager returns (outputs, and inputs the
+    program writes to).
+
+    Why the edge program: the ExecuTorch runtime had no kernel for an operator of the
+    lowered program, so its result could not be compared. The edge program is what
+    to_edge produced (its decompositions to the Core ATen opset and its edge passes),
+    before to_executorch and the runtime: a difference here is a fault of to_edge or of a
+    decomposition it applied, whatever the runtime's kernels."""
+    all_calls = the_calls()
+    built = lower_edge(all_calls[EXAMPLE_CALL])
+    if isinstance(built[0], str):
+        return [f"{built[0]} raised {error_text(built[1])}"]
+    ep, edge = built
+    program = edge.exported_program()
+    problems = []
+    for i, args in enumerate(all_calls):
+        if (why := accepted_by_export(ep, args)) is not None:
+            print(f"note: call {i} is outside what was exported ({why}): not run")
+            continue
+        outputs, inputs_after, error = eager(args)
+        print(f"running call {i} on the edge program", flush=True)
+        try:
+            got, got_after = run_edge(program, args)
+        except Exception as e:
+            if error is None:
+                raised = error_text(e)
+                problems.append(f"call {i}: the edge program raised {raised}; eager does not")
+            continue
+        if error is not None:
+            problems.append(f"call {i}: eager raised {error}, the edge program returned a result")
             continue
         if len(got) != len(outputs):
             problems.append(f"call {i}: {len(got)} outputs, eager returns {len(outputs)}")

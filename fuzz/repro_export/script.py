@@ -27,6 +27,7 @@ from fuzz.repro_export import (
 EXIR_CHECKS = {
     "exir.crash": "RUN",
     "exir.runtime-result": "RUN",
+    "exir.edge-result": "EDGE",
     "exir.unchecked-contract": "CONTRACT",
     "exir.bound-loss": "BOUNDS",
 }
@@ -61,7 +62,7 @@ NOT_CHECKABLE = {
 class Plan:
     lane: str
     kinds: tuple[str, ...]  # the divergence kinds the case shows
-    check: str | None  # EXIR: RUN / CONTRACT / BOUNDS; Thunder: "thunder"; None: unsupported
+    check: str | None  # EXIR: RUN / EDGE / CONTRACT / BOUNDS; Thunder: "thunder"; None: unsupported
     why_unsupported: str = ""
     thunder_checks: tuple[str, ...] = ()
     dims: dict = dataclasses.field(default_factory=dict)  # input name -> {dim: (lo, hi)}
@@ -211,6 +212,7 @@ def render(case: Case, meta: dict, p: Plan, versions: dict[str, str]) -> str:
     else:
         expected = {
             "RUN": "every stage succeeds and every call matches eager on the runtime",
+            "EDGE": "export and to_edge succeed and the edge program matches eager on every call",
             "CONTRACT": "the runtime rejects every input outside what was exported",
             "BOUNDS": "every data-dependent output is planned within its declared bound",
         }[p.check]
@@ -223,8 +225,7 @@ def render(case: Case, meta: dict, p: Plan, versions: dict[str, str]) -> str:
         )
         parts.append(wrapper(case))
         parts.append(exir_template.PIPELINE)
-        parts.append(
-            exir_template.RUN if p.check == "RUN" else getattr(exir_checks_template, p.check)
-        )
+        own = {"RUN": exir_template.RUN, "EDGE": exir_template.EDGE}
+        parts.append(own.get(p.check) or getattr(exir_checks_template, p.check))
     parts.append(common.MAIN if not case.isolate else common.MAIN_ISOLATED)
     return "".join(parts)

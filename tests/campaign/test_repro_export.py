@@ -116,7 +116,7 @@ def test_the_scripts_check_the_kinds_of_the_case(exported):
             script = (exported[name].folder / "repro.py").read_text()
             assert "UNSUPPORTED: " in script and "WHY_UNSUPPORTED = " in script
         else:
-            assert check in ("RUN", "CONTRACT", "BOUNDS", "thunder"), name
+            assert check in ("RUN", "EDGE", "CONTRACT", "BOUNDS", "thunder"), name
     # exir.pipeline-variance needs the harness's copy of to_executorch's pass loop
     variance = [n for n, (kinds, _) in checks.items() if kinds == ("exir.pipeline-variance",)]
     assert variance and all(checks[n][1] is None for n in variance)
@@ -135,6 +135,65 @@ def test_the_command_line_writes_both_files(tmp_path):
     assert (tmp_path / "thunder_copy_broadcast" / "repro.py").is_file()
     assert "(not run at export" in (tmp_path / "thunder_copy_broadcast" / "ISSUE.md").read_text()
     assert cli(["repro", str(tmp_path / "missing.py"), "--out", str(tmp_path)]) == 2
+
+
+# exir.edge-result: a program whose operator the runtime has no kernel for is checked on
+# its edge program, run in eager. Multi-dim logsumexp goes through to_edge's (torch's)
+# decomposition, which benchmarks/faults/logsumexp_squeeze_first.py breaks.
+_EDGE_CASE = '''"""logsumexp over two dims, the edge program against eager."""
+
+import torch
+
+
+def program(x0):
+    return torch.logsumexp(x0, dim=(0, 2), keepdim=False)
+
+
+def calls():
+    return [(torch.randn(3, 4, 5),)]
+
+
+LANES = ("exir",)
+EXPECT = ("exir.edge-result",)
+'''
+
+
+@pytest.fixture(scope="module")
+def edge_script(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("edge")
+    case = folder / "exir_edge_logsumexp.py"
+    case.write_text(_EDGE_CASE)
+    done = export_case(case, folder / "out", run=False)
+    assert (done.kinds, done.check) == (("exir.edge-result",), "EDGE")
+    return done.folder / "repro.py"
+
+
+def test_an_edge_result_script_passes_where_to_edge_is_right(edge_script):
+    text = edge_script.read_text()
+    assert "to_executorch(" not in text.split("# ---- the check", 1)[1]  # no runtime
+    status, output = run_script(edge_script)
+    assert status == 0, output
+    assert "OK: export and to_edge succeed" in output and "DIVERGES" not in output
+
+
+def test_an_edge_result_script_shows_a_faulty_decomposition(edge_script):
+    """The script run with the fault plugin installed first (the script itself stays
+    standalone): to_edge's logsumexp decomposition squeezes one reduced dim only."""
+    run = (
+        "import runpy, sys\n"
+        "import benchmarks.faults.logsumexp_squeeze_first\n"
+        "sys.argv = [sys.argv[1]]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", run, str(edge_script)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr[-2000:]
+    assert "DIVERGES: call 0: output 0: shape (4, 4), expected (4,)" in done.stdout
 
 
 def _replay_reproduces(case: Path, lane: str, kinds: tuple[str, ...]) -> bool:

@@ -233,6 +233,31 @@ def the_calls():
     random.seed(0)
     torch.manual_seed(0)
     return [contiguous(args) for args in calls()]
+
+
+def differences(i, who, expected, run):
+    """What `who` gets wrong on call i against eager's (outputs, inputs after the call,
+    error), `run()` giving its (outputs, inputs after the call): the outputs, and the
+    inputs the program writes to."""
+    outputs, inputs_after, error = expected
+    try:
+        got, got_after = run()
+    except Exception as e:
+        if error is not None:
+            return []  # both refused the call
+        return [f"call {i}: {who} raised {error_text(e)}; eager does not"]
+    if error is not None:
+        return [f"call {i}: eager raised {error}, {who} returned a result"]
+    if len(got) != len(outputs):
+        return [f"call {i}: {len(got)} outputs, eager returns {len(outputs)}"]
+    problems = []
+    for j, (e, a) in enumerate(zip(outputs, got)):
+        if (why := mismatch(e, a)) is not None:
+            problems.append(f"call {i}: output {j}: {why}")
+    for j, (e, a) in enumerate(zip(inputs_after, got_after)):
+        if isinstance(e, torch.Tensor) and (why := mismatch(e, a)) is not None:
+            problems.append(f"call {i}: input {j} after the call: {why}")
+    return problems
 '''
 
 # exir.crash, exir.runtime-result
@@ -262,26 +287,8 @@ def check():
         if (why := accepted_by_export(ep, args)) is not None:
             print(f"note: call {i} is outside what was exported ({why}): not run")
             continue
-        outputs, inputs_after, error = eager(args)
         print(f"running call {i} on the runtime", flush=True)
-        try:
-            got, got_after = loaded.run(args)
-        except Exception as e:
-            if error is None:
-                problems.append(f"call {i}: the runtime raised {error_text(e)}; eager does not")
-            continue
-        if error is not None:
-            problems.append(f"call {i}: eager raised {error}, the runtime returned a result")
-            continue
-        if len(got) != len(outputs):
-            problems.append(f"call {i}: {len(got)} outputs, eager returns {len(outputs)}")
-            continue
-        for j, (e, a) in enumerate(zip(outputs, got)):
-            if (why := mismatch(e, a)) is not None:
-                problems.append(f"call {i}: output {j}: {why}")
-        for j, (e, a) in enumerate(zip(inputs_after, got_after)):
-            if isinstance(e, torch.Tensor) and (why := mismatch(e, a)) is not None:
-                problems.append(f"call {i}: input {j} after the call: {why}")
+        problems += differences(i, "the runtime", eager(args), lambda: loaded.run(args))
     return problems
 '''
 
@@ -359,26 +366,9 @@ def check():
         if (why := accepted_by_export(ep, args)) is not None:
             print(f"note: call {i} is outside what was exported ({why}): not run")
             continue
-        outputs, inputs_after, error = eager(args)
         print(f"running call {i} on the edge program", flush=True)
-        try:
-            got, got_after = run_edge(program, args)
-        except Exception as e:
-            if error is None:
-                raised = error_text(e)
-                problems.append(f"call {i}: the edge program raised {raised}; eager does not")
-            continue
-        if error is not None:
-            problems.append(f"call {i}: eager raised {error}, the edge program returned a result")
-            continue
-        if len(got) != len(outputs):
-            problems.append(f"call {i}: {len(got)} outputs, eager returns {len(outputs)}")
-            continue
-        for j, (e, a) in enumerate(zip(outputs, got)):
-            if (why := mismatch(e, a)) is not None:
-                problems.append(f"call {i}: output {j}: {why}")
-        for j, (e, a) in enumerate(zip(inputs_after, got_after)):
-            if isinstance(e, torch.Tensor) and (why := mismatch(e, a)) is not None:
-                problems.append(f"call {i}: input {j} after the call: {why}")
+        problems += differences(
+            i, "the edge program", eager(args), lambda: run_edge(program, args)
+        )
     return problems
 '''

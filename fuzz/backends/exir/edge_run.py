@@ -21,10 +21,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from torch.export.graph_signature import InputKind, OutputKind
 
 from fuzz.backends.exir.interpret import program_inputs
-from fuzz.backends.exir.runtime import flat_copies
+from fuzz.backends.exir.runtime import flat_copies, functional_call_record
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord, cpu_copy
 
@@ -41,12 +40,4 @@ def run_edge(edge_ep: torch.export.ExportedProgram, args: Sequence[Any]) -> Call
             )
     except Exception as e:  # the edge program failed where eager may not: judged by the caller
         return CallRecord([], error_text(e), [cpu_copy(x) for x in flat])
-    sig = edge_ep.graph_signature
-    user_names = [s.arg.name for s in sig.input_specs if s.kind == InputKind.USER_INPUT]
-    outputs, after = [], [cpu_copy(x) for x in flat]
-    for ospec, value in zip(sig.output_specs, results):
-        if ospec.kind == OutputKind.USER_OUTPUT:
-            outputs.append(cpu_copy(value))
-        elif ospec.kind == OutputKind.USER_INPUT_MUTATION and ospec.target in user_names:
-            after[user_names.index(ospec.target)] = cpu_copy(value)
-    return CallRecord(outputs, None, after)
+    return functional_call_record(edge_ep.graph_signature, results, flat)

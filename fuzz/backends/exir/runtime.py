@@ -220,7 +220,14 @@ def run_on_runtime(
         ):
             return None
         return CallRecord([], error_text(e), [cpu_copy(x) for x in flat])
-    sig = et_program.graph_signature
+    return functional_call_record(et_program.graph_signature, results, flat)
+
+
+def functional_call_record(sig: Any, results: Sequence[Any], flat: Sequence[Any]) -> CallRecord:
+    """The CallRecord of a functional program's call: `results` are its graph outputs in
+    signature order (user-input mutations, buffer mutations, user outputs); its user
+    outputs are the record's outputs, and `inputs_after` is the call's flat inputs with
+    the mutations returned for them put in (as eager's record has them, numbers too)."""
     user_names = [s.arg.name for s in sig.input_specs if s.kind == InputKind.USER_INPUT]
     outputs, after = [], [cpu_copy(x) for x in flat]
     for ospec, value in zip(sig.output_specs, results):

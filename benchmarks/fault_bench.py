@@ -163,10 +163,17 @@ def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
         for f in doc.get("findings", [])
         if (f["bucket"] in base or replay_only) and f["status"] in ("new", "drifted")
     }
+    # A finding merged into (or a duplicate of) a case of the fault's is the fault's too:
+    # it has no case file of its own to replay (until 2026-12-05 such findings were
+    # dropped under --baseline replay, and a night whose filed case came from a later
+    # bucket than the first one that showed the fault read the later time).
+    theirs_paths = {p for p, diverges in replayed.items() if diverges is False}
     findings = [
         f
         for f in doc.get("findings", [])
-        if (f["bucket"] not in base and not replay_only) or replayed.get(f.get("path")) is False
+        if (f["bucket"] not in base and not replay_only)
+        or replayed.get(f.get("path")) is False
+        or f.get("merged_into") in theirs_paths
     ]
     new = [f for f in findings if f["status"] == "new"]
     new_buckets = {f["bucket"] for f in new}

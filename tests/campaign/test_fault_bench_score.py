@@ -52,6 +52,25 @@ def test_without_a_baseline_only_the_findings_that_pass_replayed_are_the_faults(
     assert row["registered_only_here"] == {}
 
 
+def test_without_a_baseline_a_bucket_merged_into_the_faults_case_is_the_faults(replays):
+    """A bucket that saw the fault first and was merged into the case filed (a smaller
+    program, found later) dates the detection; one merged into a case that is not the
+    fault's does not."""
+    merged = finding("exir.edge-result math", "merged", None) | {"merged_into": "corpus/a.py"}
+    other = finding("exir.edge-result sort", "merged", None) | {"merged_into": "corpus/b.py"}
+    report = REPORT | {
+        "findings": [*REPORT["findings"], merged, other],
+        "events": [
+            "   5.0s new bucket exir.edge-result sort (w0)",
+            "  11.5s new bucket exir.edge-result math (w1)",
+            *REPORT["events"],
+        ],
+    }
+    row = fault_bench.score(FAULT, report, {"findings": [], "known_bugs": {}, "replay_only": True})
+    assert row["found"] is True and row["new_buckets"] == 1
+    assert row["first_detection_s"] == 11.5
+
+
 def test_without_a_baseline_a_night_whose_cases_all_diverge_unplugged_found_nothing(replays):
     report = REPORT | {"findings": [finding("exir.crash at to_executorch", "new", "corpus/b.py")]}
     row = fault_bench.score(FAULT, report, {"findings": [], "known_bugs": {}, "replay_only": True})

@@ -161,10 +161,9 @@ def compare_results(
 ) -> list[Divergence]:
     """A lane's call against eager's: the exception (both raised: agreed; only eager:
     `RESULT_KIND[lane]`; only the lane: `CRASH_KIND[lane]`, else `<lane>.crash`), then the
-    outputs. With
-    `check_inputs`, also the inputs after the call, for lanes whose records carry the
-    mutations they made (the EXIR runtime returns them as outputs; Thunder's are judged
-    with aliasing, fuzz.oracles.aliasing)."""
+    outputs. With `check_inputs`, also the inputs after the call, for lanes whose records
+    carry the mutations they made (the EXIR runtime returns them as outputs; Thunder's are
+    judged with aliasing, fuzz.oracles.aliasing)."""
     wrong, who = RESULT_KIND[lane], _WHO.get(lane, lane)
     if expected.error and actual.error:
         return []  # both refused the call; exception text is backend-specific

@@ -111,8 +111,11 @@ def explained(
     """`found` (the divergences of call `stage`, "call[2]") unchanged; when one is an
     exir.runtime-result, the emulations whose outputs equal the runtime's `got` on this
     call go to report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`);
-    `program` (the case's) for the eager emulations."""
-    if not any(d.kind in ("exir.runtime-result", "exir.edge-result") for d in found):
+    `program` (the case's) for the eager emulations. For an exir.edge-result (`got` is
+    the edge program's), the eager emulations only: the edge program runs ATen's kernels,
+    so a runtime kernel's semantics cannot explain it."""
+    kinds = {d.kind for d in found}
+    if not kinds & {"exir.runtime-result", "exir.edge-result"}:
         return found
     ops = " ".join(report.details.get("ops") or ())
     names = []
@@ -129,7 +132,7 @@ def explained(
         if not emulated.error and not compare_results("exir", emulated, got, "call", "cpu", True):
             names.append(name)
     for name, (op, _) in EMULATIONS.items():
-        if op not in ops:
+        if op not in ops or "exir.runtime-result" not in kinds:
             continue
         try:
             emulated = emulated_call(ep, name, args)

@@ -76,3 +76,29 @@ MATCHES = (
 # and "amax empty tensor abort executorch": no upstream report found.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Portable amax/amin kernels abort the process (SIGABRT) on an empty input tensor"
+DESCRIBE = """
+`torch.amax(x, dim=0)` with `x` of shape (1, 0) reduces a dim of size 1 and returns an
+empty (0,) tensor in eager, but the ExecuTorch runtime aborts the whole process
+(SIGABRT). `amax_out` and `amin_out` (kernels/portable/cpu/op_amax.cpp, op_amin.cpp)
+build a `ReduceOverDimListPlan` unconditionally, and the `MapReduceOverDimListPlan`
+constructor in kernels/portable/cpu/util/reduce_util.h does `ET_CHECK_MSG(in.numel() >
+0, "Input tensor must be nonempty")`. `sum`, `mean`, `var` and `any` already avoid this
+(since #13833 they build the plan only when `in.numel() > 0`), and the new contiguous
+fast path in amax/amin is also guarded by `in.numel() > 0`, but the generic path is not.
+`aminmax` lowers to `amin` and aborts the same way; `argmax`/`argmin` hit the same
+`ET_CHECK` in `map_reduce_over_dim` when the reduced dim is empty, where eager raises an
+error rather than the process dying. Skipping the plan when the input is empty (the
+output is then empty too), and turning the remaining assertion into a kernel error,
+would fix it.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/13833",
+    "https://github.com/pytorch/executorch/pull/21142",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch amax empty tensor
+# "Input tensor must be nonempty" abort"; "executorch portable amin amax argmax zero-
+# size input crash SIGABRT reduce_util MapReduceOverDimListPlan"; "executorch amin amax
+# empty input ReduceOverDimListPlan crash fix". Found: no report of this bug.

@@ -71,3 +71,28 @@ MATCHES = (
 # tgale96/grouped_gemm#36 (an output left unwritten when a GEMM is skipped).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Optimized bmm and mm leave the output unwritten when the contraction dim is empty (K = 0)"
+DESCRIBE = """
+In eager, `torch.bmm(a, b)` with `a` of shape (B, N, 0) and `b` of shape (B, 0, M) is a
+(B, N, M) tensor of zeros, the sum over an empty dim. The optimized `bmm_kernel`
+(kernels/optimized/cpu/op_bmm.cpp) starts with `if (self.numel() == 0 || mat2.numel() ==
+0 || out.numel() == 0) return;`, so with K = 0 the non-empty output is returned
+untouched and holds whatever the memory plan left in that buffer (another tensor's
+bytes, different per call). The optimized `mm.out` (kernels/optimized/cpu/op_mm.cpp)
+returns early only when `out.numel() == 0` and calls `cpublas::gemm` with k = 0; for
+float this reaches Eigen's BLAS `sgemm_` with ldb = k = 0, which fails its `ldb >=
+max(1, k)` argument check and returns through xerbla without writing C, so `torch.mm` of
+a (3, 0) and a (0, 5) tensor (and `F.linear` over an empty last dim) shows the same
+symptom. The portable bmm/mm kernels write zeros here, and ATen's `bmm_out_or_baddbmm_`
+zeroes the result when the contraction size is 0. Zeroing `out` when K == 0 in both
+optimized kernels would fix it.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/issues/33467",
+    "https://github.com/pytorch/pytorch/pull/175905",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch bmm mm empty inner
+# dimension k=0 output not zeroed garbage"; "executorch optimized kernel op_bmm op_mm
+# empty tensor zero-size input returns uninitialized". Found: no report of this bug.

@@ -50,3 +50,27 @@ MATCHES = (
 # #22533 (closed) and #22745 (open).
 UPSTREAM = "https://github.com/pytorch/executorch/issues/22520"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Channels-last tensor with size-1 dims is planned with a dim order that the runtime rejects"
+DESCRIBE = """
+`x.expand(2, 1, 1, 2).contiguous(memory_format=torch.channels_last)` exports as a clone
+to channels-last, which to_edge turns into
+`dim_order_ops::_clone_dim_order(dim_order=[0, 2, 3, 1])`. Its output has channels-last
+strides (2, 1, 2, 1), where C and H have size 1 and their strides tie with N and W.
+`dim_order_from_stride` (exir/tensor.py) sorts by stride alone with a stable sort and
+plans the tensor as [0, 2, 1, 3], so at run time the copy kernel rejects it:
+"[copy_ops_util.cpp:797] Check failed (out_dim_order[i] == dim_order_ref[i])" and
+`execute` fails with error 0x12. Eager returns the expanded values, and the same program
+without a size-1 dim (e.g. (2, 3, 4, 5)) runs. This is the derivation reported in #22520
+for a depthwise conv weight, here hit by an activation (a `_clone_dim_order` output),
+not a constant.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/22745",
+    "https://github.com/pytorch/executorch/pull/22533",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "dim_order_from_stride
+# channels-last size-1 dims wrong dim order"; "depthwise conv channels_last weight dim
+# order (0, 2, 1, 3) tensor_is_default_or_channels_last_dim_order portable kernel
+# rejects". Found: https://github.com/pytorch/executorch/issues/22520.

@@ -40,3 +40,22 @@ MATCHES = (
 )
 UPSTREAM = None  # no upstream report found; see the case docstring for the repro
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "to_executorch fails on a torch.cond whose predicate export made constant"
+DESCRIBE = """
+`torch.cond(x.shape[0] > 2, ...)` traces its predicate as a SymBool, but when another op
+(here `x + y` with a static `y` of 3 elements) makes export specialize that dim, the
+exported graph holds `cond(True, true_graph_0, false_graph_0, ...)`. This is a valid
+ExportedProgram: it runs, and to_edge and memory planning accept it. The emitter's
+`_emit_cond` (exir/emit/_emitter.py) then asserts `isinstance(pred, _AbstractValue)`
+before emitting the JumpFalseCall, so to_executorch fails with InternalError instead of
+emitting the taken branch only (or a jump on a constant). A predicate that stays
+symbolic emits fine. Either the emitter (or a pre-emit pass) could inline the branch
+selected by a Python bool predicate, or emit the bool as a constant value.
+"""
+RELATED = ("https://github.com/pytorch/pytorch/pull/130493",)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch emitter _emit_cond
+# assert isinstance(pred, _AbstractValue) constant predicate"; "torch.export cond
+# predicate becomes constant True after shape specialization graph keeps cond(True".
+# Found: no report of this bug.

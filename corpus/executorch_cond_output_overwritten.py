@@ -47,3 +47,25 @@ MATCHES = (
 # "Higher Order Op Output Memory Planning" (open); fixes proposed in PRs #21494, #21818.
 UPSTREAM = "https://github.com/pytorch/executorch/issues/21490"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Output of an earlier torch.cond is overwritten by a later cond's branch at run time"
+DESCRIBE = """
+Memory planning places every control-flow submodule (both branches of every cond) at
+offset 0 of one shared arena (`_apply_algo_to_submodules` in exir/memory_planning.py).
+The emitter hands a branch's result to the cond's output with a `MoveCall`, which the
+runtime executes as an EValue copy, so the cond output keeps pointing into that arena. A
+later cond's branch writes its result to the same offset, and every earlier cond output
+that is still live silently takes the later branch's values. With `a = cond(x.sum() > 0,
+x + 1, x - 1)` and `b = cond(x.sum() > 0, x * 10, x * 20)` on `x = ones(3)`, eager
+returns ([2, 2, 2], [10, 10, 10]) and the runtime returns ([10, 10, 10], [10, 10, 10]).
+A single cond, or a first cond whose output is dead before the second runs, is correct.
+This is the sibling-HOP variant described in #21490.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/21494",
+    "https://github.com/pytorch/executorch/pull/21818",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "Higher Order Op Output Memory
+# Planning cond output overwritten executorch". Found:
+# https://github.com/pytorch/executorch/issues/21490.

@@ -53,3 +53,27 @@ UPSTREAM = None
 # A program torch.export accepts and ExecuTorch's own pass infrastructure refuses in the
 # stock to_edge: ExecuTorch's bug.
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "to_edge rejects torch.cond on a data-dependent-size operand (replay compares symbol names)"
+DESCRIBE = """
+`torch.cond(x.sum() > 0, f, g, (x[x > 0],))` exports and runs, but the first ExportPass
+in to_edge raises `ExportPassBaseError: Input at position 0 did not preserve symbolic
+metadata across pass replay`. `ExportPass.call_submodule` (exir/pass_base.py) calls
+`_validate_symbolic_input_snapshots`, which compares each placeholder's sizes before and
+after the re-trace as strings (`_SymbolicTensorSnapshot`, `str(SymInt)`). Re-tracing the
+boolean index allocates a fresh unbacked symbol, so the branch placeholder goes from
+`(u6,)` to `(u8,)`: the same data-dependent size under a new name, which the check
+reports as lost metadata. The check was added to catch passes that concretize a symbolic
+input. Backed symbols keep their names (s77) and pass. As a result, no program with a
+cond over a `nonzero`, `masked_select` or boolean-index result can be lowered. Comparing
+'still symbolic vs. concretized' (or unbacked symbols up to renaming) instead of exact
+names would avoid the false positive.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/19928",
+    "https://github.com/pytorch/executorch/pull/22056",
+)
+# Searched again on 2026-12-06 (issue and code indexes): ""did not preserve symbolic
+# metadata across pass replay""; "executorch ExportPass symbolic input metadata replay
+# unbacked symint cond branch to_edge fails". Found: no report of this bug.

@@ -40,3 +40,27 @@ MATCHES = (
 # guard_size_oblivious from the stride sort).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "dim_order_from_stride raises a data-dependent guard for strides (u, 1) with unbacked u"
+DESCRIBE = """
+`torch.nonzero(x > 0).permute(1, 0)` lowers to a contiguous `permute_copy` of shape (1,
+u) and strides (u, 1), with u unbacked. to_executorch then fails with
+`GuardOnDataDependentSymNode: Could not guard on data-dependent expression u < 1` from
+`dim_order_from_stride` (exir/tensor.py). The sort key's `__lt__` first tries
+`guard_or_false(a < b)`, then a divisibility rule (`b % a == 0 and a != b`) that answers
+`1 < u` as True. For `u < 1` neither applies, and it falls through to the plain
+`self.stride < other.stride`, which guards. Which comparisons Python's sort makes
+depends on the stride order, so (1, u) works and (u, 1) fails; `torch.stack([v, v])` of
+an unbacked-size `v` fails the same way. The symmetric rule (`guard_or_false(a % b ==
+0)` implies not `a < b`, e.g. u < 1 -> False) or a `guard_or_false` fallback would avoid
+the guard.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/19516",
+    "https://github.com/pytorch/executorch/pull/7657",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "dim_order_from_stride
+# GuardOnDataDependentSymNode unbacked stride executorch to_executorch"; "laithsakka
+# guard_size_oblivious(1 < u0) assumed u0 >= 2 dim_order_from_stride((1, u0)) stride
+# ordering review". Found: no report of this bug.

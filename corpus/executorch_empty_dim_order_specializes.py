@@ -101,3 +101,29 @@ MATCHES = (
 # dynamic shapes, without a cause; #7168 added `_empty_dim_order` with `int[] size`.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "to_edge silently makes dynamic dims static when the program uses torch.empty/new_empty"
+DESCRIBE = """
+to_edge's MemoryFormatOpsPass replaces `aten.empty.memory_format` with
+`dim_order_ops::_empty_dim_order` and re-runs it on fake tensors, but that op's schema
+(exir/passes/dim_order_ops_registry.py) declares `int[] size` instead of `SymInt[]
+size`. Each SymInt size therefore goes through `__index__`: the shared ShapeEnv guards
+`Eq(s77, 3)` on the example value ("Ignored guard s77 == 3") and replaces s77 -> 3. From
+then on every tensor sized by s77 is static. Memory planning uses the example's sizes,
+and the runtime rejects inputs the program declares ("Attempted to resize a bounded
+tensor with a maximum capacity of 12 elements to 36 elements", `set_inputs` error 0x10)
+or fails `execute` on smaller ones, with no error while lowering. When the size is an
+expression of several symbols, only that op's output becomes static, and calls of other
+sizes fail in `_empty_dim_order`'s kernel ("Attempted to resize a static tensor").
+Declaring the schema as `SymInt[] size` (both overloads) should fix this and the
+unbacked-size crash of the same op.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/7168",
+    "https://github.com/pytorch/executorch/issues/7717",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "_empty_dim_order int[] size
+# SymInt dynamic shape specialization to_edge MemoryFormatOpsPass"; "executorch
+# torch.empty new_empty dynamic shapes "Attempted to resize a bounded tensor" dim
+# order". Found: no report of this bug.

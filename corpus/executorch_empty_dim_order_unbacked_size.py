@@ -49,3 +49,23 @@ MATCHES = (
 # Upstream's dim_order_ops_registry.py still declares `_empty_dim_order(int[] size, ...)`.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "to_edge crashes on torch.empty/new_empty whose size is data-dependent"
+DESCRIBE = """
+`v = torch.nonzero(x > 0); v.new_empty(v.shape).fill_(3) + v` exports fine, but to_edge
+fails with `RuntimeError: dim_order_ops::_empty_dim_order() Expected a value of type
+'List[int]' for argument 'size' but instead found type 'immutable_list'`.
+MemoryFormatOpsPass rewrites `aten.empty.memory_format` to
+`dim_order_ops::_empty_dim_order` and calls it on fake tensors, but the op's schema in
+exir/passes/dim_order_ops_registry.py declares `int[] size`. A backed SymInt is silently
+specialized on the way in; an unbacked one has no value, so the call fails. Any
+`torch.empty`/`new_empty` sized by `nonzero`, `unique`, `masked_select` or a boolean
+mask shows it, while `torch.zeros`/`full` are not rewritten and work. Declaring
+`SymInt[] size` in both `_empty_dim_order` overloads should fix it.
+"""
+RELATED = ("https://github.com/pytorch/executorch/pull/7168",)
+VARIANT_OF = "executorch_empty_dim_order_specializes"
+# Searched again on 2026-12-06 (issue and code indexes): "Expected a value of type
+# 'List[int]' for argument 'size' but instead found type 'immutable_list' unbacked".
+# Found: no report of this bug.

@@ -38,3 +38,24 @@ MATCHES = (
 # (pytorch/executorch#15472 only skips the check for symbolic strides).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = 'to_executorch rejects nonzero of an empty input: "0 in strides is not supported"'
+DESCRIBE = """
+`torch.nonzero(x > 0)` with `x` of shape (0,) returns an empty (0, 1) int64 tensor in
+eager. Its fake tensor has strides (1, 0), like eager. When building the TensorSpec,
+`dim_order_from_stride` (exir/tensor.py) runs `torch._check(s != 0, ...)` on every
+stride, so to_executorch raises `RuntimeError: 0 in strides is not supported for
+ExecuTorch.` The stride of a dim in a zero-element tensor carries no layout information,
+so the check could skip tensors whose numel is 0 (or treat such strides like size-1
+strides). Otherwise any program whose `nonzero` (or boolean-mask indexing through it)
+sees a statically empty input cannot be lowered.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/15472",
+    "https://github.com/pytorch/executorch/pull/19516",
+    "https://github.com/pytorch/executorch/pull/14725",
+)
+# Searched again on 2026-12-06 (issue and code indexes): ""0 in strides is not supported
+# for ExecuTorch""; "executorch zero stride error empty tensor nonzero size 0
+# to_executorch TensorSpec dim order". Found: no report of this bug.

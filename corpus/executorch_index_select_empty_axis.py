@@ -62,3 +62,29 @@ MATCHES = (
 # pytorch/executorch#7264 (the repeat_interleave.Tensor_out kernel).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Portable index_select fails with InvalidArgument for an empty index along an empty dim"
+DESCRIBE = """
+`torch.index_select(x, 0, i)` with `x` of shape (0,) and an empty int64 `i` returns an
+empty tensor in eager, but the ExecuTorch runtime fails `aten::index_select.out` with
+error 0x12, logging `index_select: Indexing axis dim should be positive;
+nonempty_size(in, dim) = 0`. `check_index_select_args`
+(kernels/portable/cpu/util/index_util.cpp, called from `index_select_out` in
+kernels/portable/cpu/op_index_select.cpp) rejects an empty indexed dim before looking at
+the index. ATen raises "self indexing axis dim should be positive" only when a non-empty
+index points into an empty dim; with an empty index it returns the empty result. Because
+export lowers `torch.repeat_interleave(x, repeats_tensor)` to `repeat_interleave.Tensor`
++ `index_select`, every repeat_interleave of an empty input fails the same way.
+Requiring a non-empty dim only when `index.numel() > 0` would match ATen.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/issues/70675",
+    "https://github.com/pytorch/pytorch/pull/77881",
+    "https://github.com/pytorch/executorch/pull/7264",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch index_select empty
+# tensor "Indexing axis dim should be positive""; "executorch repeat_interleave empty
+# input fails runtime index_select"; "executorch portable kernel index_select zero-size
+# dimension empty index InvalidArgument"; "code: find_string "Indexing axis dim should
+# be positive"". Found: no report of this bug.

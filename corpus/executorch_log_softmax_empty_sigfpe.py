@@ -50,6 +50,35 @@ MATCHES = (
 # "vec_logsoftmax_chunk_size_and_num_chunks division by zero empty": no upstream report
 # found. Related: the same crash in PyTorch's own CPU kernel in 2019 (pytorch/pytorch#17262,
 # fixed by the early return on an empty input), and the optimized kernel's abort on
-# float64 (pytorch/executorch#13551, fixed by PR #13953), which added no empty check.
+# float64 (pytorch/executorch#13551, still open: PR #13953, which says "Fixes #13551",
+# only turned that abort into an InvalidArgument error and added no empty check).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Optimized log_softmax kernel crashes the process with SIGFPE on empty inputs"
+DESCRIBE = """
+`F.log_softmax(x, 0)` of an empty float32 tensor, e.g. shape (0, 2), returns an empty
+tensor in eager, but the ExecuTorch runtime (the optimized `_log_softmax.out` kernel
+that the Python wheel registers) dies with SIGFPE. `log_softmax_kernel` in
+kernels/optimized/cpu/op_log_softmax.cpp hands `dim_size`, `outer_size` and `inner_size`
+straight to ATen's `vec_log_softmax_lastdim_chunk_size` /
+`vec_logsoftmax_chunk_size_and_num_chunks`, which divide by them; ATen's own CPU kernel
+returns early on an empty input before reaching these helpers (the fix for
+pytorch/pytorch#17262), and `check_log_softmax_args` accepts empty tensors. Shapes (0,),
+(0, 2) over dim 0, (2, 0) over dim 0 or 1 and (3, 0, 2) over dim 0 crash; the portable
+softmax kernel handles all of them. Returning right after `resize_tensor` when
+`self.numel() == 0` would fix it.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/issues/17262",
+    "https://github.com/pytorch/executorch/issues/13551",
+    "https://github.com/pytorch/executorch/pull/13953",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch log_softmax empty
+# tensor floating point exception crash"; "optimized op_log_softmax zero size dim
+# division by zero SIGFPE vec_log_softmax_lastdim"; "executorch softmax log_softmax
+# kernel empty input check numel 0 early return"; "executorch optimized log_softmax
+# float64 double abort"; "ExecuTorch crash for _log_softmax.default FACTO Unhandled out
+# dtype 7"; "code: read kernels/optimized/cpu/op_log_softmax.cpp (stored copy: no empty-
+# input check)". Found: no report of this bug.

@@ -46,3 +46,25 @@ MATCHES = (
 # InvalidArgument error without adding float64; PR #20090 added half and bfloat16 only.
 UPSTREAM = "https://github.com/pytorch/executorch/issues/13551"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Optimized log_softmax kernel rejects float64 inputs with InvalidArgument"
+DESCRIBE = """
+A float64 `F.log_softmax(x, dim)` exports and lowers with `aten._log_softmax.default` in
+float64, but the ExecuTorch runtime fails `method->execute()` with error 0x12, logging
+`[op_log_softmax.cpp:171] Check failed (false)`. The optimized kernel
+(kernels/optimized/cpu/op_log_softmax.cpp, `opt_log_softmax_out`) handles Float (and,
+since #20090, Half and BFloat16) and falls through to `ET_KERNEL_CHECK(context, false,
+InvalidArgument, out)` for any other dtype. The portable kernel supports float64, and so
+does softmax, so a float64 model that works with portable kernels fails once the
+optimized library is linked. Adding a Double path (or falling back to the portable
+kernel for dtypes the optimized one does not handle) would fix it.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/13953",
+    "https://github.com/pytorch/executorch/pull/20090",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch optimized
+# log_softmax float64 double abort"; "ExecuTorch crash for _log_softmax.default FACTO
+# Unhandled out dtype 7"; "optimized log_softmax add double support fall back to
+# portable kernel float64". Found: https://github.com/pytorch/executorch/issues/13551.

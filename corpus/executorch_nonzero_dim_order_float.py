@@ -39,3 +39,20 @@ MATCHES = (
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Wrong values when nonzero's output feeds a reduction: its buffer is re-read column-major"
+DESCRIBE = """
+`torch.nonzero(x > 0).sum(dim=1).float()` for x = [[1,-1,2],[-3,4,5]] is [0, 2, 2, 3] in
+eager and [1, 1, 1, 4] on the ExecuTorch runtime. `nonzero`'s output is planned with dim
+order (1, 0) (ATen's stride (1, n)) while the portable `nonzero.out` kernel writes it
+row-major; the `_to_dim_order_copy` to dim order (0, 1) placed before the reduction then
+reads the buffer column-major, so row i becomes (flat[i], flat[i + n]) of the row-major
+result. No error is raised; the values are silently wrong. Same root cause as the
+nonzero dim-order report (#11086 class).
+"""
+RELATED = ("https://github.com/pytorch/executorch/pull/20878",)
+VARIANT_OF = "executorch_nonzero_dim_order"
+# Searched again on 2026-12-06 (issue and code indexes): "(shared with
+# executorch_nonzero_dim_order; no separate queries)". Found:
+# https://github.com/pytorch/executorch/issues/11086.

@@ -42,3 +42,23 @@ MATCHES = (
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = 'squeeze of nonzero\'s output fails with "2 input tensors have different dim orders"'
+DESCRIBE = """
+For a 1-D x, `torch.nonzero(x > 0).squeeze(1)` returns [0, 2, 3] in eager for x = [1,
+-1, 2, 3], but the ExecuTorch runtime fails `method->execute()` with error 0x12.
+`nonzero`'s (n, 1) output is planned with ATen's stride (1, n), i.e. dim order (1, 0);
+`squeeze_copy.dims_out` checks `tensors_have_same_dim_order(in, out)` against the (n,)
+output and logs "2 input tensors have different dim orders". Boolean-mask indexing
+written as `x[torch.nonzero(mask).squeeze(1)]` fails the same way. Same root cause as
+the nonzero dim-order report (#11086 class).
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/20878",
+    "https://github.com/pytorch/executorch/issues/7444",
+)
+VARIANT_OF = "executorch_nonzero_dim_order"
+# Searched again on 2026-12-06 (issue and code indexes): "(shared with
+# executorch_nonzero_dim_order; no separate queries)". Found:
+# https://github.com/pytorch/executorch/issues/11086.

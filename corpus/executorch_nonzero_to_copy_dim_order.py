@@ -36,3 +36,22 @@ MATCHES = (
 )
 UPSTREAM = "https://github.com/pytorch/executorch/issues/11086"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = 'to_edge crashes on a cast of nonzero\'s output: "Failed to map a given dim_order: [1, 0]"'
+DESCRIBE = """
+`torch.nonzero(x > 0).to(x.dtype)` fails in `to_edge(export(...))` with "AssertionError:
+Failed to map a given dim_order: [1, 0] to a torch.memory_format", where eager returns
+the float indices. `nonzero`'s output carries ATen's stride (1, n) (dim order (1, 0));
+`.to()` is `aten._to_copy` with preserve_format, which MemoryFormatOpsPass turns into
+`_to_dim_order_copy(dim_order=[1, 0])`, and re-tracing that op maps the dim order back
+to a memory format, which does not exist for a transposed 2-D tensor. Any cast
+(`.float()` too) fails alike; a transposed view does not. Same trigger as the nonzero
+dim-order runtime bug (#11086 class).
+"""
+RELATED = ("https://github.com/pytorch/executorch/pull/20878",)
+VARIANT_OF = "executorch_nonzero_dim_order"
+# Searched again on 2026-12-06 (issue and code indexes): "Failed to map a given
+# dim_order to a torch.memory_format nonzero"; ""Failed to map a given dim_order"
+# AssertionError _to_dim_order_copy". Found:
+# https://github.com/pytorch/executorch/issues/11086.

@@ -65,3 +65,27 @@ MATCHES = (
 # pytorch/pytorch#51102 is the same cancellation in an old ATen LayerNorm.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Portable layer_norm and group_norm compute float64 mean/variance in float32"
+DESCRIBE = """
+The portable `native_layer_norm` and `native_group_norm` kernels
+(kernels/portable/cpu/op_native_layer_norm.cpp, op_native_group_norm.cpp) take the sum
+and sum of squares with `reduce_add` / `vec_powerf` from kernels/portable/cpu/vec_ops.h,
+which accumulate in `float` whatever the element type, and then form the variance as
+sq_sum / n - mean^2. A float64 normalization is therefore only float32-accurate, and
+much worse for values far from zero: `torch.group_norm(x, 1)` of a (2, 3, 40) float64
+tensor of standard normal values plus 1000 is -2.244 at [0, 0, 0] in eager and -2.060 on
+the runtime (layer_norm over the last dim: -2.123 vs -2.213). ATen computes float64
+statistics in float64 (RowwiseMoments). #16727 moved Half/BFloat16 to float
+accumulation; Double needs a double accumulator (and a centred or Welford variance would
+avoid the cancellation).
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/16727",
+    "https://github.com/pytorch/pytorch/issues/51102",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch portable layer_norm
+# group_norm double precision accumulate float variance"; "executorch native_layer_norm
+# float64 numerical mismatch large mean catastrophic cancellation E[x^2]". Found: no
+# report of this bug.

@@ -53,3 +53,25 @@ MATCHES = (
 # https://github.com/pytorch/executorch/pull/19119 and is unchanged on main.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Optimized sum.IntList_out accumulates float64 and integer sums in float32"
+DESCRIBE = """
+`x.sum(dim=0)` of float64 `[1e8, 1.0, -1e8]` is 1.0 in eager and 0.0 on the ExecuTorch
+runtime; int64 `[2**24, 1]` sums to 16777216. The optimized `opt_sum_dim_out`
+(kernels/optimized/cpu/op_sum.cpp, added in #19119) dispatches its single-dim fast path
+with `ET_SWITCH_REALHBBF16_TYPES`, so Double and the integer types take it, but
+`sum_innermost` / `sum_strided` always accumulate in `at::vec::Vectorized<float>` /
+`float` and cast back; the code comment says the float accumulator is meant for
+fp16/bf16/fp32. `x.sum()` and multi-dim sums fall back to the portable kernel and are
+exact. Restricting the fast path to Float/Half/BFloat16 (or accumulating in the op-math
+type) would fix it.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/19119",
+    "https://github.com/pytorch/executorch/pull/18789",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch optimized
+# sum.IntList_out kernel opt_sum_dim_out Vectorized float accumulation"; "executorch sum
+# dim double int64 wrong result precision optimized kernel regression"; "code: read
+# kernels/optimized/cpu/op_sum.cpp (stored main copy)". Found: no report of this bug.

@@ -43,3 +43,23 @@ UPSTREAM = None  # no upstream report found; see the case docstring for the repr
 # Interpreter-based passes must not run (pytorch/executorch PR #1372): outside the
 # pipeline ExecuTorch supports.
 CLASS = "limitation"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "SpecPropPass re-run after EdgeToBackendOpsPass specializes a dynamic dim in a size compare"
+DESCRIBE = """
+EdgeToBackendOpsPass replaces `operator.gt(s0, 2)` (e.g. a `torch.cond` predicate on
+`x.shape[0] > 2`) with `executorch_prim.gt.Scalar`, whose schema returns a plain `bool`
+(exir/passes/executorch_prim_ops_registry.py). If SpecPropPass re-traces the graph after
+that pass, the SymBool is forced to a bool by guarding on the example size: with an
+example of size 2 the shared ShapeEnv gains `s0 <= 2` and the range [2, 4] collapses to
+[2, 2], so memory planning allocates 2 elements for tensors declared up to 4, and a
+size-4 input would overflow them. The stock pipeline runs SpecPropPass only before
+EdgeToBackendOpsPass, and a comment in `edge_to_executorch_passes` says later passes
+cannot be Interpreter-based, so this is a limitation for backends that re-run it;
+returning SymBool from the comparison prims would keep the range.
+"""
+RELATED = ("https://github.com/pytorch/executorch/pull/15932",)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch_prim gt.Scalar
+# returns bool specializes dynamic shape guard torch.cond predicate re-trace";
+# "executorch pull 1372 SpecPropPass run after EdgeToBackendOpsPass interpreter based
+# passes". Found: no report of this bug.

@@ -84,3 +84,26 @@ MATCHES = (
 # input smaller than min").
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "executorch_prim mod and floordiv kernels divide by zero unchecked and kill the process"
+DESCRIBE = """
+The runtime kernels for symbolic-integer `%` and `//` in
+kernels/prim_ops/register_prim_ops.cpp (`executorch_prim::mod.Scalar`, `mod.int`,
+`floordiv.int`, `floordiv.Scalar`) compute `a.toInt() % b.toInt()` / `/` with no zero
+check, so a size that becomes 0 at runtime raises SIGFPE instead of an error. Example:
+`y[3 % u]` with `u = x.nonzero().shape[0]` and `torch._check(u > 0)`; for `x = zeros(3)`
+eager raises a RuntimeError, but the `_assert_scalar` is dropped by
+RemoveGraphAssertsPass and the runtime process dies. A size below the exported minimum
+(not rejected at set_input, see #20546) reaches it too. The portable tensor kernels
+(op_remainder.cpp, op_floor_divide.cpp, op_fmod.cpp, op_div.cpp) already fail with
+InvalidArgument on integer division by zero; the prim ops should do the same.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/issues/20546",
+    "https://github.com/pytorch/pytorch/issues/143649",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch prim ops floordiv
+# mod division by zero crash SIGFPE symint"; "executorch_prim mod.Scalar negative modulo
+# C++ truncation python semantics"; "executorch runtime does not check dynamic shape
+# lower bound input smaller than min". Found: no report of this bug.

@@ -84,3 +84,26 @@ MATCHES = (
 # 0x12 (an index of 2**32 in `index.Tensor`), not this.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "executorch_prim::mod.Scalar uses C truncated remainder; torch.roll on dynamic dims fails"
+DESCRIBE = """
+EdgeToBackendOpsPass maps `operator.mod` of SymInts to `executorch_prim.mod.Scalar`,
+whose C++ kernel (kernels/prim_ops/register_prim_ops.cpp, `mod.Scalar` and `mod.int`:
+`out = EValue(a.toInt() % b.toInt());`) gives the sign of the dividend, while Python's
+`%` (and the op's Python kernel `int(a) % int(b)`) gives the divisor's. torch's roll
+decomposition computes `(size - shift) % size`, so `torch.roll(x, 3, 0)` exported with a
+dynamic dim works for 4 elements but at 2 gets start -1 and fails
+`aten::index_select.out` with error 0x12 (`index[0] = -1 is out of range [0, 2)`). Any
+shift larger than the dim size at runtime fails, and `x * ((x.shape[0] - 3) %
+x.shape[0])` silently gives `-x`. The neighbouring `floordiv.Scalar` kernel already
+corrects C truncation to Python's floor; mod needs the same (add b when the result is
+non-zero and its sign differs from b's).
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/4057",
+    "https://github.com/pytorch/executorch/pull/5721",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch_prim mod.Scalar
+# negative modulo C++ truncation python semantics"; "executorch prim ops floordiv mod
+# division by zero crash SIGFPE symint". Found: no report of this bug.

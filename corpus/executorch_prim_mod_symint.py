@@ -43,3 +43,22 @@ UPSTREAM = None
 # Interpreter-based passes must not run (pytorch/executorch PR #1372): outside the
 # pipeline ExecuTorch supports.
 CLASS = "limitation"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "executorch_prim.mod.Scalar's Python kernel cannot be re-traced on symbolic sizes"
+DESCRIBE = """
+After EdgeToBackendOpsPass, `2 % x.shape[0]` is `executorch_prim.mod.Scalar`, whose
+Python kernel in exir/passes/executorch_prim_ops_registry.py is `return SymInt(int(a) %
+int(b))`. When a pass re-traces the graph afterwards (e.g. SpecPropPass run again, which
+backends do), `int(b)` guards the symbolic size to the example value and `SymInt(...)`
+wraps a plain int where a SymNode is expected, so re-tracing raises `AttributeError:
+'int' object has no attribute 'is_int'`. The other prim kernels (`floordiv`, `add`, ...)
+return `a // b` etc. and stay symbolic; `return a % b` would do the same for mod.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/5721",
+    "https://github.com/pytorch/executorch/issues/15562",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch_prim mod.Scalar
+# SymInt 'int' object has no attribute 'is_int' SpecPropPass". Found: no report of this
+# bug.

@@ -43,3 +43,21 @@ MATCHES = (
 # "Unsupported type encountered in int list": no upstream report found.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "PruneEmptyTensorsPass puts raw SymInts into aten.full sizes; emitter fails on empty cat"
+DESCRIBE = """
+For x of shape (s0, 0) with s0 dynamic, `torch.cat([x, x], dim=1)` (or a `torch.stack`
+of empty tensors) has only empty inputs, so PruneEmptyTensorsPass
+(exir/passes/prune_empty_tensors_pass.py) replaces it with
+`aten.full(tuple(cat_tensor.shape), 0)`. That size tuple holds the raw SymInt s0 from
+the node's fake value instead of a `sym_size` node, and `to_executorch` fails with
+"InternalError: Failed with error: Unsupported type encountered in int list" at
+`aten.full.out((s4, 0), 0)`. Eager returns an empty (3, 0) tensor. The pass should build
+the size list from `sym_size` nodes (or skip the rewrite when the shape is symbolic).
+"""
+RELATED = ("https://github.com/pytorch/executorch/pull/20809",)
+# Searched again on 2026-12-06 (issue and code indexes): "PruneEmptyTensorsPass cat
+# empty tensors full symbolic shape emitter Unsupported type encountered in int list";
+# "executorch to_executorch torch.cat empty tensors dynamic dim fails emit full.out
+# SymInt size". Found: no report of this bug.

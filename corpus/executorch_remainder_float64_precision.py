@@ -57,3 +57,24 @@ MATCHES = (
 # introduced the `float`).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Portable remainder kernel computes float64 remainder in float32 precision"
+DESCRIBE = """
+For a float64 tensor, `torch.remainder(x, 1e8)` with `x = [-99999999.7]` returns 0.0
+from the ExecuTorch runtime; eager returns 0.29999999701976776. The edge program is
+right (one `aten.remainder.Scalar` node on float64); the loss happens in the portable
+kernel. `kernels/portable/cpu/op_remainder.cpp` calls `utils::remainder_override(val_a,
+val_b)` with `CTYPE = double` (line 70 for `remainder.Tensor_out`, line 138 for
+`remainder.Scalar_out`), and the floating overload in
+`kernels/portable/cpu/util/math_util.h` (line 206 on v1.4.1 and on main) stores the
+result as `float rem = std::fmod(a, b);`: the exact double fmod (-99999999.7) is rounded
+to float32 (-1e8), then the sign correction adds `b` and gives 0.0. Every float64
+remainder therefore keeps only 24 bits of mantissa (`remainder(-0.1, 1.0)` gives
+0.8999999761581421, not 0.9). Declaring `rem` as `CTYPE` would fix it; float32 remainder
+and the float64 `fmod` kernel are not affected.
+"""
+# Searched again on 2026-12-06 (issue and code indexes): "executorch remainder float64
+# precision fmod float portable kernel"; "executorch op_remainder remainder_override
+# float rem double"; "remainder_override math_util.h (code)"; "executorch remainder
+# negative integer wrong sign portable kernel". Found: no report of this bug.

@@ -114,3 +114,26 @@ MATCHES = (
 # found (the nearest, pytorch/executorch#18401, is the Arm backend's quantized remainder).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Portable remainder kernel gives the dividend's sign for integer tensors"
+DESCRIBE = """
+For int64 `a = [-4, 3]`, `b = [3, -2]`, `torch.remainder(a, b)` returns `[2, -1]` in
+eager (the result takes the sign of the divisor) but `[-1, 1]` from the ExecuTorch
+runtime, which is what `torch.fmod` gives. The edge program is right (one
+`aten.remainder.Tensor` node on int64). `kernels/portable/cpu/op_remainder.cpp` calls
+`utils::remainder_override` (line 70 in `remainder_Tensor_out`, line 138 in
+`remainder_Scalar_out`); in `kernels/portable/cpu/util/math_util.h` the floating-point
+overload (lines 201-211) applies the sign correction that the comment above it says ATen
+requires, but the integral overload (lines 213-218) is just `return a % b;`, C's
+truncated remainder. Every signed integer dtype and both the Tensor and Scalar overloads
+are affected whenever the operand signs differ; int `fmod` and int floor division
+(`floor_divide`, which does correct the sign) are right. A negative remainder used as an
+index also makes `embedding`/`index_select`/`gather` fail their index check at runtime
+where eager's index is in range.
+"""
+# Searched again on 2026-12-06 (issue and code indexes): "executorch remainder negative
+# integer wrong sign portable kernel"; "ExecuTorch torch.remainder int64 result differs
+# from PyTorch modulo sign of divisor"; "portable kernel remainder integral a % b C
+# truncated modulo ATen python modulus executorch"; "remainder_override math_util.h
+# (code)". Found: no report of this bug.

@@ -70,3 +70,33 @@ UPSTREAM = None
 # (the comment in `edge_to_executorch_passes`; pytorch/executorch PR #1372): outside the
 # pipeline ExecuTorch supports.
 CLASS = "limitation"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Re-running SpecPropPass after RemoveGraphAssertsPass loses torch._check size bounds"
+DESCRIBE = """
+`SpecPropPass` is an `ExportPass`, so each run re-traces every node and a data-dependent
+op's fake kernel allocates a fresh unbacked symbol with the kernel's own range (`[0,
+int_oo]` for `bincount` and `repeat_interleave`, `[0, sys.maxsize - 1]` for `unique`).
+The program's bound (`torch._check(v.shape[0] <= 8)`) reaches the new symbol only when
+the re-trace replays the `aten._assert_scalar` node. The default pipeline in
+`edge_to_executorch_passes` (exir/program/_program.py) runs `SpecPropPass` before
+`RemoveGraphAssertsPass`, so the plan is bounded; a backend or user pass list that runs
+`SpecPropPass` again after the asserts are removed gets an unbounded symbol:
+`ConstraintBasedSymShapeEvalPass` raises `Cannot evaluate a finite upper bound for
+symbolic expression uN (int_oo)` for `bincount`, and for `unique` the planned buffer
+grows to ~7e19 bytes. `nonzero` and `masked_select` are not affected because their fake
+kernels bound the new symbol by the input's numel. The comment in
+`edge_to_executorch_passes` already says passes after `EdgeToBackendOpsPass` must not be
+Interpreter-based, so this may be documented as unsupported; a clearer error, or keeping
+the checked bound on the spec, would help.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/20834",
+    "https://github.com/pytorch/executorch/pull/1372",
+    "https://github.com/pytorch/pytorch/pull/134899",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "SpecPropPass unbacked symint
+# upper bound lost RemoveGraphAssertsPass"; "Cannot evaluate a finite upper bound for
+# symbolic expression int_oo executorch memory planning"; "ExportPass retrace creates
+# new unbacked symbol loses torch._check range bincount repeat_interleave executorch".
+# Found: no report of this bug.

@@ -107,3 +107,26 @@ MATCHES = (
 # XNNPACK quantizer's `_convert_scalars_to_attrs` lifting integer scalars as float32).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "ScalarToTensorPass turns a Python float into a float32 constant, losing float64 precision"
+DESCRIBE = """
+`x - 10.1` with a float64 `x = [10.1]` is 0.0 in eager; the ExecuTorch runtime returns
+-3.8146972691777137e-07 (10.1 - float32(10.1)). `torch.export` keeps 10.1 as a double
+argument of `aten.sub.Tensor`, but `ScalarToTensorPass`
+(exir/passes/scalar_to_tensor_pass.py line 32, same on main) replaces every
+int/float/bool passed where the schema wants a Tensor with `torch.tensor(value)`, which
+for a float uses the default dtype, float32. `RemoveMixedTypeOperators` then casts that
+constant to float64, but the digits are already gone, and the .pte stores the float32
+tensor. Affected: the Tensor overloads a number reaches after export (`add`,
+`sub`/`rsub`, `mul`, `div`, `div` with rounding mode: `x // 10.1` gives 0.0 at runtime
+vs 1.0 in eager). Scalar overloads (`remainder`, `fmod`, `pow`, comparisons, `clamp`)
+keep the double and are right. Creating the constant with the node's computation dtype
+(or float64 for floats / int64 for ints) would avoid it.
+"""
+RELATED = ("https://github.com/pytorch/executorch/issues/22062",)
+# Searched again on 2026-12-06 (issue and code indexes): "ScalarToTensorPass
+# torch.tensor float32 default dtype double scalar precision loss"; "executorch to_edge
+# float64 model python float constant lifted tensor constant float32 wrong result
+# double"; "RemoveMixedTypeOperators zero-dim tensor scalar promotion bfloat16 becomes
+# float32 executorch". Found: no report of this bug.

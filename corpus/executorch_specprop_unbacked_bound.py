@@ -36,6 +36,24 @@ def calls():
 
 
 LANES = ("exir",)
+# What it was filed for (on executorch 1.0.1; 1.1+ has the fix and shows neither).
+FOUND = ("exir.spec-meta@spec-prop", "exir.bound-loss@plan-bounds")
 DIMS = {"x": {0: (2, 8)}}
 UPSTREAM = "https://github.com/pytorch/executorch/pull/15485"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "SpecPropPass double tracing leaves specs on a stale unbacked symbol"
+DESCRIBE = """
+Before executorch 1.1, `SpecPropPass` traced every op twice: the `TensorSpec` took its
+shape from the first trace's unbacked symbol while the graph, `meta["val"]` and the
+ShapeEnv guards referred to the second. For a custom op whose fake kernel allocates an
+unbacked size `u` with `torch._check(u <= 10)`, the spec then did not carry the bound of
+the node it describes, and memory planning could size the buffer from a looser bound
+than the program states, or fail on an unbounded one. Fixed upstream by
+pytorch/executorch#15485 ('Fix double-tracing in SpecPropPass').
+"""
+FIXED_IN = "executorch 1.1.0"
+# Searched again on 2026-12-06 (issue and code indexes): "SpecPropPass traced twice
+# unbacked symint spec meta val mismatch fix"; "git log --grep '#15485' on the
+# executorch snapshot". Found: https://github.com/pytorch/executorch/pull/15485.

@@ -49,3 +49,31 @@ MATCHES = (
 # check_valid_edge_op": no upstream report found.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "to_edge verifier fails with bare AssertionError on torch.sym_min/sym_max nodes"
+DESCRIBE = """
+`n = torch.sym_min(x.shape[0], x.shape[1]); return x[:n, :n] + 1` with both dims dynamic
+exports fine, and ExecuTorch has a prim for it (`executorch_prim::sym_min.Scalar`,
+mapped from `torch.sym_min` in `_PYTHON_SYM_OPS_TO_EXECUTORCH_SYM_OPS`,
+exir/passes/executorch_prim_ops_registry.py). But `to_edge` verifies the graph before
+that replacement: `EXIREdgeDialectVerifier.check_valid_edge_op`
+(exir/verification/verifier.py) allow-lists `_EXECUTORCH_SYM_OPS`, i.e. the mapped
+`executorch_prim` overloads, not the Python functions that are the keys of the table,
+and then for any `types.FunctionType` runs `assert op.__name__ in ("alloc",)`, which
+raises a bare `AssertionError`. `operator.*` targets pass because they are builtins, not
+Python functions; `torch.sym_max`, `sym_float`, `sym_int`, `sym_ite` and `sym_not` fail
+alike. The tests added with the prims (`test_emit_sym_min_max`, `test_emit_sym_not` in
+exir/emit/test/test_emit.py) call `to_edge(...,
+compile_config=EdgeCompileConfig(_check_ir_validity=False))`, which hides this; Python's
+`min(n, x.shape[0])` in user code (as in `x.narrow(0, 0, min(n, x.shape[0]))`) produces
+the same node.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/issues/11988",
+    "https://github.com/pytorch/executorch/pull/12037",
+    "https://github.com/pytorch/executorch/pull/20641",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "to_edge torch.sym_min
+# AssertionError check_valid_edge_op verifier alloc"; "executorch sym_max not supported
+# _PYTHON_SYM_OPS_TO_EXECUTORCH_SYM_OPS". Found: no report of this bug.

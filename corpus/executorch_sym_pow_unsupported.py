@@ -46,3 +46,30 @@ MATCHES = (
 # nearest is pytorch/executorch#11988 (sym_max missing from the same table, fixed).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Emitter rejects operator.pow on SymInts: no executorch_prim op for pow"
+DESCRIBE = """
+`g = x @ x.T` has shape (s0, s0), so `g.numel()` is `s0**2`, and `torch.export` writes
+it as `operator.pow(sym_size, 2)`; `g.new_zeros(g.numel())` then fails in
+`to_executorch` with `InternalError: ... invalid target for call_function <built-in
+function pow>` (exir/emit/_emitter.py). `EdgeToBackendOpsPass` lowers Python operators
+on sizes through `_PYTHON_SYM_OPS_TO_EXECUTORCH_SYM_OPS`
+(exir/passes/executorch_prim_ops_registry.py: round, ceil, trunc, add, sub, mul,
+floordiv, truediv, mod, neg, comparisons, sym_float, sym_int, sym_min, sym_max, sym_not,
+sym_ite), which has no entry for `operator.pow`, so the node reaches the emitter
+unchanged. Eager returns a zero tensor of s0*s0 elements. Adding an
+`executorch_prim::pow.Scalar` (Python def + C++ kernel in
+kernels/prim_ops/register_prim_ops.cpp) as was done for sym_max/sym_min in #12037 would
+fix it.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/issues/11988",
+    "https://github.com/pytorch/executorch/pull/12037",
+    "https://github.com/pytorch/executorch/pull/20641",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "invalid target for
+# call_function built-in function pow executorch emitter"; "executorch operator.pow
+# symint to_executorch numel square dynamic shape not supported sym op"; "executorch
+# sym_max not supported _PYTHON_SYM_OPS_TO_EXECUTORCH_SYM_OPS". Found: no report of this
+# bug.

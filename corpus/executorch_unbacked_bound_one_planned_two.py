@@ -33,3 +33,22 @@ MATCHES = ({"kind": "exir.bound-loss", "data": {"needed": 1, "planned": 2}},)
 UPSTREAM = None  # no upstream report found
 # an over-allocation: the results are right.
 CLASS = "plan-quality"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Memory planning sizes a data-dependent output bounded by 1 as 2 elements"
+DESCRIBE = """
+A custom op whose fake kernel allocates an unbacked size with `ctx.new_dynamic_size()`
+and states `torch._check(u <= 1)` gets a TensorSpec (and downstream `* 2` spec) of 2
+elements. ExecuTorch plans from `eval_upper_bound` (exir/sym_util.py), which reads
+`shape_env.var_to_range`, and torch's `ShapeEnv._update_var_to_range` deliberately never
+refines a size-like unbacked symbol's upper bound below 2 (`if upper < 2 and symbol in
+self.size_like: vr = ValueRanges(lower, 2)`, so that size-oblivious reasoning stays
+consistent). Bounds of 2 or more are planned exactly. The results are right; this is
+over-allocation and a plan shape that disagrees with the program's stated bound.
+ExecuTorch could take the tighter bound from the program's runtime asserts for such
+symbols.
+"""
+RELATED = ("https://github.com/pytorch/pytorch/pull/124283",)
+# Searched again on 2026-12-06 (issue and code indexes): "unbacked symint torch._check
+# upper bound 1 becomes 2 size-oblivious value range memory planning"; "find_string:
+# refuse to refine the range to be". Found: no report of this bug.

@@ -41,3 +41,18 @@ MATCHES = (
 UPSTREAM = None  # no upstream report found (same as executorch_unbacked_bound_one_planned_two)
 # an over-allocation: the results are right.
 CLASS = "plan-quality"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Memory planning sizes a data-dependent output bounded by 0 as 2 elements"
+DESCRIBE = """
+When an input dim is specialized to 0, a custom op whose fake kernel states `u <=
+x.numel()` (= 0) still gets a planned TensorSpec of 2 elements, and `cat` of two such
+outputs 4. ExecuTorch's `eval_upper_bound` (exir/sym_util.py) reads
+`shape_env.var_to_range`, and torch's `ShapeEnv._update_var_to_range` never lowers a
+size-like unbacked symbol's upper bound below 2. The results are right; it is over-
+allocation with a plan shape that disagrees with the program's bound.
+"""
+RELATED = ("https://github.com/pytorch/pytorch/pull/124283",)
+VARIANT_OF = "executorch_unbacked_bound_one_planned_two"
+# Searched again on 2026-12-06 (issue and code indexes): "(shared with
+# executorch_unbacked_bound_one_planned_two)". Found: no report of this bug.

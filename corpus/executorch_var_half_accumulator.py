@@ -49,3 +49,26 @@ MATCHES = (
 # portable kernels; neither touches var.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Portable var.correction_out accumulates Half/BFloat16 variance in the input dtype"
+DESCRIBE = """
+`torch.var(x, dim=(0, 1, 2), correction=0)` of a (2, 16, 16) bfloat16 tensor with values
+5 + k/3 (k in -8..8; exact variance 2.680) is 2.672 in eager, which accumulates in
+float32, but 3.219 in the ExecuTorch runtime; in float16 the same input gives 2.668 vs
+eager's 2.682. `compute_variance` in kernels/portable/cpu/op_var.cpp keeps both running
+sums (`sum` for the mean and `sum2` for the squared deviations) in `CTYPE_OUT`, so a
+bfloat16 sum past 256 moves in steps of 2 and the mean goes wrong. The edge program
+holds a single `aten.var.correction` node in the input dtype, so the loss is in the
+kernel. #20090 fixed the same pattern for softmax/log_softmax/mean/sum and #16727 for
+the norms, but `var` (and the newer `var_mean.correction_out` in op_var_mean.cpp, same
+two-pass code) still accumulate in the input dtype; float32 is fine.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/20090",
+    "https://github.com/pytorch/executorch/pull/16727",
+    "https://github.com/pytorch/executorch/pull/18775",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "executorch portable var kernel
+# half bfloat16 accumulate precision var.correction std"; "git log on
+# kernels/portable/cpu/op_var.cpp (snapshot)". Found: no report of this bug.

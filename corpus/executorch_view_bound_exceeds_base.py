@@ -56,3 +56,27 @@ MATCHES = (
 # its base: shape_dynamism, not size).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "memory.view whose upper-bound size exceeds its base is planned past the arena"
+DESCRIBE = """
+For `x.unflatten(0, (n, x.shape[0] // n))` with `x` of size s in [2, 7] and `n` in [2,
+7], the view always holds `s` elements, but its upper-bound shape is taken dim by dim:
+(7, 7 // 2) = (7, 3), 21 elements. `ReplaceViewCopyWithViewPass` turns it into a
+`memory.view` of `x` (a `_ViewSpec` sharing x's storage and offset) with that shape, so
+the view claims 84 bytes (96 aligned) where `x`'s buffer has 28 (32). The greedy plan
+then places bytes [32, 127] in an arena of 64, the naive plan overlaps other tensors
+with it, and the runtime's `load_method` fails with error 0x21. Eager returns
+`x.reshape(n, -1) * 2` for every input. `_ViewSpec` checks shape_dynamism and layout
+against its base but not that the view's upper-bound nbytes fits in the base's; either
+that check (falling back to `view_copy`) or bounding the view by its base's numel would
+avoid it.
+"""
+RELATED = (
+    "https://github.com/pytorch/executorch/pull/2463",
+    "https://github.com/pytorch/executorch/issues/20008",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "memory.view upper bound larger
+# than base memory planning dynamic shape ReplaceViewCopyWithViewPass Failed to load
+# method"; "executorch to_executorch view_copy _ViewSpec incompatible base
+# shape_dynamism DYNAMIC_BOUND STATIC". Found: no report of this bug.

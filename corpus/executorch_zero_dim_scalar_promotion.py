@@ -73,3 +73,25 @@ MATCHES = (
 # upstream report found.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "to_edge promotes a 0-dim Half/BFloat16 tensor combined with a Python number to float32"
+DESCRIBE = """
+In eager, `x + 0.5` with `x` a 0-dim bfloat16 tensor stays bfloat16: a Python number is
+a wrapped number and does not raise a tensor's dtype within its category. In `to_edge`,
+`ScalarToTensorPass` (exir/passes/scalar_to_tensor_pass.py line 32) replaces the number
+with `torch.tensor(0.5)`, a plain 0-dim float32 tensor, and `RemoveMixedTypeOperators`
+(exir/passes/remove_mixed_type_operators.py) computes the promotion with
+`elementwise_dtypes` over two 0-dim tensors of the same category, which gives float32;
+it inserts a cast of `x` to float32 and the runtime returns a float32 result. The same
+happens for float16 (`x * 2.0`) and for integer tensors (`int32 + 2` becomes int64), and
+for 0-dim results computed in the program (`x.sum(0) * 2.0` of a 1-d bfloat16 `x`).
+Tensors with at least one dim are not affected, since a dimensioned tensor outranks a
+0-dim one. Creating the constant in the node's result dtype from `meta["val"]` (or
+keeping wrapped-number semantics when promoting) would fix it.
+"""
+# Searched again on 2026-12-06 (issue and code indexes): "RemoveMixedTypeOperators zero-
+# dim tensor scalar promotion bfloat16 becomes float32 executorch"; "executorch to_edge
+# scalar add 0-dim tensor bfloat16 output dtype float32 instead of bfloat16 wrapped
+# number type promotion"; "ScalarToTensorPass torch.tensor float32 default dtype double
+# scalar precision loss". Found: no report of this bug.

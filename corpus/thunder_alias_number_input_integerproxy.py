@@ -49,5 +49,31 @@ MATCHES = (
 # 'shape' replace_args_with_alias_map" and "lightning-thunder alias_tensor_indices unused
 # input number proxy has no attribute shape": no report beyond #1236 (the same position
 # mismatch in replace_args_with_alias_map, thunder/core/update_aliases.py).
-UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"
+UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Alias handling treats a number input as an aliased tensor when an aliased input is unused"
+DESCRIBE = """
+With `cache="symbolic values"`, `def f(a, b, n): return (a.exp().add_(n),)` called as
+`f(t, t, 2)` (a and b the same tensor, b unused) raises "AttributeError: 'IntegerProxy'
+object has no attribute 'shape'" in Thunder 0.2.6, where eager returns exp(t) + 2. The
+prologue records the storage-sharing inputs by their positions in the call arguments
+("0,1"), but `replace_args_with_alias_map` (thunder/core/update_aliases.py:65-81)
+indexes the computation trace's arguments, which are only `(a, n)`, so position 1 lands
+on the number proxy and `arg_to_replace.shape` fails. A float gives the same error with
+'FloatProxy'. Under the default cache `n` is baked in as a constant, so the position
+happens to be out of range and is skipped. On main the same position mismatch remains;
+`_can_be_reshaped` now calls `_numel()` on the number proxy first, so the message
+probably changes.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1236",
+    "https://github.com/Lightning-AI/lightning-thunder/pull/1246",
+)
+VARIANT_OF = "thunder_alias_unused_input_crash"
+# Searched again on 2026-12-06 (issue and code indexes): "'IntegerProxy' object has no
+# attribute 'shape' thunder"; "lightning-thunder IndexError list index out of range
+# replace_args_with_alias_map unused input view"; "thunder alias_tensor_indices
+# positions computation trace args unused input wrong tensor replaced aliased inputs
+# silent wrong result". Found: no report of this bug.

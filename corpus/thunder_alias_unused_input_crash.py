@@ -40,5 +40,33 @@ MATCHES = (
         "facts": {"inputs": "same-tensor"},
     },
 )
-UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1236"
+UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "IndexError in replace_args_with_alias_map when aliased inputs follow an unused input"
+DESCRIBE = """
+`def f(u, a, b): return (b.exp().add_(1),)` called as `f(torch.randn(3), t, t)` raises
+"IndexError: list index out of range" in Thunder before anything runs; eager returns
+exp(t) + 1. The prologue records the storage-sharing inputs by their positions in the
+flattened call arguments (`alias_tensor_indices = "1,2"`), but
+`replace_args_with_alias_map` (thunder/core/update_aliases.py:69 in 0.2.6) indexes the
+computation trace's arguments, which are only `(b,)`, with `flat_args[indices[0]]`.
+#1236 reported the same IndexError for a trailing unused view, and #1246 fixed it by
+skipping out-of-range positions for the non-first group members only (`idx <
+len(flat_args)`). The first member is still indexed without a check, and the positions
+still refer to the call arguments rather than the computation's, which also makes the
+alias handling silently merge the wrong inputs when the shifted positions stay in range.
+main has the same code (update_aliases.py:80-81).
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1236",
+    "https://github.com/Lightning-AI/lightning-thunder/pull/1246",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1172",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "lightning-thunder IndexError
+# list index out of range replace_args_with_alias_map unused input view"; "[inplace]
+# IndexError function with inplace operation and aliased inputs unused view thunder";
+# "thunder alias_tensor_indices positions computation trace args unused input wrong
+# tensor replaced aliased inputs silent wrong result"; "git: git log -S 'idx <
+# len(flat_args)' (3a1bf2d6 = PR #1246)". Found: no report of this bug.

@@ -47,3 +47,28 @@ CLASS = "bug"
 # What stock Thunder 0.2.6 shows (fixes off); used to recognise the cache bug when fuzzing
 # finds it again.
 FOUND = ("thunder.wrong-result@call",)
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "An input and a smaller view of it crash alias handling with 'Attempting to reshape'"
+DESCRIBE = """
+`def f(a, b): return (b.exp().add_(1), a.sum())` called with `a = torch.randn(4, 3)` and
+`b = a[:2]` fails in Thunder 0.2.6 with "RuntimeError: Attempting to reshape a.shape=(4,
+3) to shape=(2, 3)"; eager runs it. Because the inputs share storage and the function
+has an in-place op, `replace_args_with_alias_map` (thunder/core/update_aliases.py:73-80
+in 0.2.6) replaces every use of `b` with `prims.reshape(a, b.shape)`, and that reshape
+needs equal element counts. This is the error reported in #1237. On main, #2716 first
+skipped aliases whose numel differs, and #2760 now tracks them as view groups
+(`_can_be_reshaped`, update_aliases.py:57-87), so main should no longer crash here. No
+release contains those changes yet.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/pull/2716",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2756",
+    "https://github.com/Lightning-AI/lightning-thunder/pull/2760",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder Attempting to reshape
+# a.shape to shape aliased inputs view different number of elements inplace";
+# "lightning-thunder IndexError list index out of range replace_args_with_alias_map
+# unused input view"; "git: git log 0.2.6..main -- thunder/core/update_aliases.py; git
+# show ec21d730 (#2760), 93aa2540 (#2716)". Found: https://github.com/Lightning-
+# AI/lightning-thunder/issues/1237.

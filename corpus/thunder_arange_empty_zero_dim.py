@@ -73,3 +73,25 @@ MATCHES = (
 # Lightning-AI/lightning-thunder#2738, asks for symbolic bounds in arange).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "torch.arange with length 0 is traced as a 0-d tensor instead of an empty 1-D tensor"
+DESCRIBE = """
+Thunder's `iota` meta (`_iota_meta`, thunder/core/prims.py:2941 in 0.2.6, unchanged on
+main) sets `shape = () if length == 0 else (length,)`, so `torch.arange(0)` is recorded
+as a 0-d tensor (one element) where PyTorch returns shape (0,). The executed
+`torch.arange` is correct; only the trace metadata is wrong, and every op that reads the
+shape fails. For example, `torch.arange(x.shape[0])[:, None]` with `x.shape[0] == 0`
+raises "IndexError: too many indices for tensor of dimension 0" where eager returns a
+(0, 1) tensor. The same happens in gather/take_along_dim/scatter with such an index, in
+index_select and `x[arange(d)]` ('Attempting to index a 0-length dimension {dim=} with a
+non-empty index', whose message is also missing its f-prefix in `take_meta`), in
+index_put, tril/triu on an empty last dim, diagonal of length 0, and `arange(0).view(0,
+1)`. Returning `(length,)` unconditionally fixes all of them.
+"""
+RELATED = ("https://github.com/Lightning-AI/lightning-thunder/issues/2738",)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder torch.arange(0) empty
+# tensor shape () iota length 0 zero-dim"; "lightning-thunder empty input tensor zero-
+# size dimension gather index_select tril fails IndexError too many indices for tensor
+# of dimension 0"; "git: git blame thunder/core/prims.py _iota_meta (line unchanged
+# since 2023-08)". Found: no report of this bug.

@@ -55,3 +55,31 @@ MATCHES = (
 # length itself.
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2779"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Under symbolic values, arange with a non-dividing step records a length one too short"
+DESCRIBE = """
+`clang.arange` computes its length as `math.ceil((stop - start) / step)`
+(thunder/clang/__init__.py:198). With `cache="symbolic values"` the stop is an
+IntegerProxy, and in 0.2.6 the NUMBER_TO_INT promotion returned `(int, int)`
+(thunder/core/utils.py:507), so the ceil is applied after converting the float quotient
+to int: `prims.ceil(prims.convert_element_type(1.5, int))` = 1. For `torch.arange(0,
+x.shape[0], 2)` with 3 elements, the trace records a 1-element tensor while the executed
+`torch.arange` returns 2 elements. Shape-dependent control flow then takes the wrong
+branch: `if evens.shape[0] == 1: return evens * 10` returns [0, 20] where eager returns
+[1, 3]. The default cache computes the length in Python and is correct. Fixed on main by
+#2779, which makes NUMBER_TO_INT compute in the promoted type (`return promotiontype,
+int`); no release contains it yet.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2736",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2738",
+)
+FIXED_IN = "main (unreleased)"
+# Searched again on 2026-12-06 (issue and code indexes): "lightning-thunder symbolic
+# values math.floor math.ceil NumberProxy pythonex executor"; "lightning-thunder Enhance
+# symbolic arithmetics NUMBER_TO_INT ceil floor trunc round bitwise shift"; "Lightning-
+# AI lightning-thunder pull request symbolic values ceil floor round trunc pythonex
+# register_implementation NumberProxy __floor__"; "git: git show bb9e1509 (#2779)
+# thunder/core/utils.py". Found: https://github.com/Lightning-AI/lightning-
+# thunder/pull/2779.

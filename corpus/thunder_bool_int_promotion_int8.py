@@ -53,3 +53,26 @@ MATCHES = (
 # and #1952 (cumsum of bool should be int64, closed); neither is bool with a Python int.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "A bool tensor times a Python int is typed int8 in the trace; PyTorch gives int64"
+DESCRIBE = """
+PyTorch gives `bool_tensor * 3` the default integer dtype, int64, because a Python int
+is of a higher category than bool. Thunder's exact promotion table
+(`_elementwise_exact_promotion_table`, thunder/core/utils.py:294-310, same on main) maps
+a bool tensor with `int` to the weak `int8_`, so the trace records `ltorch.mul(x, 3)` as
+`i8[3]`. The torch executor still runs `torch.mul`, so that value itself is int64 at
+runtime, but any op that uses the recorded dtype gets int8. For example, `v = x * n;
+torch.empty_like(v).copy_(v)` with `x = torch.tensor([True, False, True])` and `n = 3`
+returns an int8 tensor where eager returns int64, and values that do not fit int8 wrap
+(`x * 200` becomes -56). `x.to(v.dtype)` is int8 as well. The b8/b8_ rows with the `int`
+column should promote to int64 to follow torch's result_type.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1239",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1952",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder type promotion bool
+# tensor python int scalar result dtype int8 should be int64"; "git: git log -L
+# _elementwise_exact_promotion_table thunder/core/utils.py (unchanged since 2024-03)".
+# Found: no report of this bug.

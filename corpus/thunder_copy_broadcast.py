@@ -31,3 +31,21 @@ MATCHES = (
 # Thunder's copy_ requires equal shapes where torch broadcasts (open):
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1860"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Tensor.copy_ rejects a source that broadcasts to the destination's shape"
+DESCRIBE = """
+In PyTorch `dst.copy_(src)` requires only that `src` is broadcastable to `dst`.
+Thunder's `copy_` (thunder/torch/__init__.py:248-256) converts the dtype and calls
+`prims.copy_` directly, and `copy__meta` (thunder/core/prims.py:4331 in 0.2.6, same on
+main) calls `check_same_shape`. As a result, `a.copy_(b * 2.0)` with `a` of shape (2, 5,
+3) and `b` of shape (1, 3) fails at trace time with "Shapes were expected to be the
+same" where eager runs. This is the shape half of #1860. Expanding the source to the
+destination's shape in `ltorch.copy_` before calling the prim would fix it.
+"""
+RELATED = ("https://github.com/Lightning-AI/lightning-thunder/issues/1084",)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder copy_ broadcast source
+# shape Shapes were expected to be the same"; "lightning-thunder Tensor.copy_ does not
+# support broadcasting"; "git: main thunder/core/prims.py copy__meta,
+# thunder/torch/__init__.py _copy_". Found: https://github.com/Lightning-AI/lightning-
+# thunder/issues/1860.

@@ -53,3 +53,29 @@ MATCHES = (
 # PyTorch's own history of CPU indices for CUDA tensors: pytorch/pytorch#5583, #69607).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Indexing a CUDA tensor with a CPU index tensor raises a device mismatch; PyTorch allows it"
+DESCRIBE = """
+PyTorch's advanced indexing accepts index tensors that are on the CPU or on the indexed
+tensor's device (`check_indices_on_cpu_or_selfdevice`, "Only allow:
+`dev_tensor[{cpu,dev}_tensor]`", pytorch/pytorch#69607). So `x[torch.arange(n) %
+x.shape[0]]` works for a CUDA `x` even though `torch.arange(n)` without `device=` is on
+the CPU. Thunder lowers this indexing to its `take` prim, whose meta calls
+`utils.check_same_device(a, index)` (thunder/core/prims.py:3499-3503 in 0.2.6, same on
+main), and fails with "RuntimeError: Devices were expected to be the same, but got
+devices thunder.devices.Device(type='cuda', index=0) and
+thunder.devices.Device(type='cpu')!". Only `__getitem__`-style indexing should accept a
+CPU index, because eager `torch.index_select` also rejects mixed devices. The
+`__getitem__` path could move a CPU index to the tensor's device before calling `take`.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/pull/69607",
+    "https://github.com/pytorch/pytorch/pull/5583",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1084",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder Devices were expected
+# to be the same cuda tensor indexed with cpu index tensor take check_same_device";
+# "lightning-thunder advanced indexing getitem index tensor on cpu while input on cuda
+# RuntimeError devices"; "pytorch check_indices_on_cpu_or_selfdevice Only allow
+# dev_tensor[{cpu,dev}_tensor]". Found: no report of this bug.

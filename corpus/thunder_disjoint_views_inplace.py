@@ -41,5 +41,32 @@ MATCHES = (
         "facts": {"inputs": "disjoint-views"},
     },
 )
-UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2760"
+UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Disjoint input views of one storage are merged as one tensor, corrupting in-place ops"
+DESCRIBE = """
+Thunder groups input tensors by `untyped_storage().data_ptr()`
+(`_alias_tensor_of_args_kwargs_dict`, thunder/__init__.py:406-423), so two views of one
+storage form an alias group even when they do not overlap. `replace_args_with_alias_map`
+(thunder/core/update_aliases.py:68-81 in 0.2.6) then replaces every use of the second
+view with the first one (or a reshape of it) whenever the element counts match, as if
+they were the same memory. With `base = torch.randn(3, 8)`, `a = base[:, :4]`, `b =
+base[:, 4:]` and `def f(a, b): a.add_(b); return (a * 1,)`, Thunder computes `a + a`, so
+it silently writes wrong values into the caller's `base` and returns a wrong result. On
+main `_can_be_reshaped` still compares only numel (update_aliases.py:57-65).
+Substitution is only valid when the views cover the same elements (same storage offset
+and strides up to a reshape); other members of a storage group should go through the
+view-group handling added in #2760.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/pull/2760",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2756",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/738",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder non-overlapping views
+# same storage same numel replaced by reshape wrong result in-place input"; "lightning-
+# thunder two slices of same base tensor passed as inputs add_ silently wrong aliasing
+# storage data_ptr"; "thunder Attempting to reshape a.shape to shape aliased inputs view
+# different number of elements inplace". Found: no report of this bug.

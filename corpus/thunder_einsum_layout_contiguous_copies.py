@@ -53,3 +53,29 @@ MATCHES = (
 )
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/135"
 CLASS = "limitation"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "einsum result keeps a transposed layout, so .contiguous() copies where eager returns self"
+DESCRIBE = """
+`v = torch.einsum("i,j->ij", x, x)` is contiguous in eager. Thunder decomposes this
+einsum (thunder/torch/__init__.py:3571 in 0.2.6) into reshape, mul and `permute(1, 0)`,
+and the torch executor runs the permute as a view, so the result has the right values
+but a column-major layout. `v.contiguous()` then copies in Thunder, while in eager it
+returns `v` itself. As a result, outputs such as `v[0]` and `v.contiguous().view(-1)`
+share storage in eager but not under Thunder, and a write through one no longer shows in
+the other. Thunder deliberately does not model strides in traces (#135), so this may be
+accepted as a limitation. Having the einsum decomposition end in a layout-preserving
+form, or mapping einsum to `torch.einsum` in the torch executor, would match eager for
+the common equations.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/pull/2688",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2216",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "lightning-thunder strides
+# semantics in the graph is useful but very hard to do it right and efficiently";
+# "thunder output tensor strides differ from PyTorch memory format contiguous stride";
+# "lightning-thunder TensorProxy strides stride information trace contiguous";
+# "lightning-thunder full_like strides memory format preserve experiment; review which
+# ops return views". Found: https://github.com/Lightning-AI/lightning-
+# thunder/issues/135.

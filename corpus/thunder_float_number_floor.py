@@ -42,5 +42,29 @@ MATCHES = (
 )
 # Searched the issue index for "Failed to find an executor for bound symbol prims.floor"
 # and "math.floor FloatProxy symbolic values": no upstream report found.
-UPSTREAM = None
+UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/pull/2779"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "math.floor/math.ceil of a float input fail under symbolic values: no executor for floor"
+DESCRIBE = """
+With `cache="symbolic values"`, `def f(x, s): return (x * math.floor(s),)` called with a
+float `s` fails in Thunder 0.2.6 with "RuntimeError: Failed to find an executor for
+bound symbol bsym=i3 = prims.floor(i2)". `FloatProxy.__floor__` records `prims.floor` on
+a number, but no executor implements the number version: the Python executor's
+floor/ceil/trunc/round are commented out (thunder/executors/pythonex.py:301 in 0.2.6).
+`math.ceil` fails the same way, `math.trunc` raises "TypeError: 'NoneType' object is not
+callable", and `round` raises "Unexpected number output type". The default cache runs
+all of them. This is fixed on main by #2779, which registers pythonex implementations of
+ceil/floor/trunc/round for numbers and tests them under `cache="symbolic values"`, but
+no release contains it yet.
+"""
+RELATED = ("https://github.com/Lightning-AI/lightning-thunder/issues/2736",)
+FIXED_IN = "main (unreleased)"
+# Searched again on 2026-12-06 (issue and code indexes): "Failed to find an executor for
+# bound symbol prims.floor FloatProxy math.floor"; "Enhance symbolic arithmetics";
+# "lightning-thunder symbolic values math.floor math.ceil NumberProxy pythonex
+# executor"; "Lightning-AI lightning-thunder pull request symbolic values ceil floor
+# round trunc pythonex register_implementation NumberProxy __floor__"; "git: git show
+# bb9e1509 (#2779) pythonex.py, tests/test_elementwise.py; git tag; PyPI list". Found:
+# https://github.com/Lightning-AI/lightning-thunder/pull/2779.

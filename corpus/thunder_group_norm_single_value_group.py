@@ -57,3 +57,28 @@ MATCHES = (
 # batch_norm with a batch of 1 in other projects; no Thunder report.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = 'torch.group_norm raises "Expected more than 1 value per channel" under thunder.jit'
+DESCRIBE = """
+`torch.group_norm(x, 1, eps=1e-05)` of a (1, 1) tensor returns `[[0.]]` in eager mode,
+but under `thunder.jit` it raises `ValueError: Expected more than 1 value per channel
+when training, got input size [1, 1]`. Thunder registers `torch.group_norm` and
+`torch.nn.functional.group_norm` as one symbol (`thunder/torch/__init__.py`,
+`@torchsymbol(torch.group_norm, torch.nn.functional.group_norm,
+id="torch.nn.functional.group_norm")`), and the torch executor runs that symbol as
+`torch.nn.functional.group_norm` (`thunder/executors/torchex.py`,
+`_register_torch_operation("group_norm", module=torch.nn.functional)`). The Python
+wrapper `F.group_norm` first calls `_verify_batch_size([N * C // G, G, ...])`, which
+raises when each group holds a single value; the ATen op `torch.group_norm` has no such
+check. So every shape with one value per group and batch 1 fails: (1, 1) with 1 group,
+(1, 3) with 3 groups, (1, 2, 1) with 2 groups. Calls to `F.group_norm` or `nn.GroupNorm`
+raise the same error in eager mode, so they are unaffected; only the `torch.group_norm`
+spelling picks up a check it does not have. Running the symbol with `torch.group_norm`
+(which `F.group_norm` itself calls after its check) would keep both spellings right.
+"""
+RELATED = ("https://github.com/pytorch/pytorch/pull/33008",)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder group_norm Expected
+# more than 1 value per channel when training"; "torch.group_norm vs F.group_norm
+# _verify_batch_size num_groups equals numel"; "lightning-thunder group_norm torch
+# executor ValueError single sample". Found: no report of this bug.

@@ -48,3 +48,29 @@ MATCHES = (
 # with a value thunder" and "symbolic values empty tensor in-place": no upstream report.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Two empty input tensors are treated as aliases; with symbolic values an in-place op raises"
+DESCRIBE = """
+With `cache="symbolic values"`, `def f(x, y): v = y * 2.0; v.add_(1.0); return v, x *
+2.0` called with `x = torch.randn(0, 3)` and `y = torch.randn(0)` raises
+`UnboundLocalError: cannot access local variable 'i2' where it is not associated with a
+value`; eager returns two empty tensors, and the default cache runs it. The likely
+cause: `_alias_tensor_of_args_kwargs_dict` in `thunder/__init__.py` groups inputs by
+`t.untyped_storage().data_ptr()`, and every empty CPU tensor has a null data pointer, so
+two unrelated empty inputs are recorded as aliases. Because the program has an in-place
+op, `replace_args_with_alias_map` (`thunder/core/update_aliases.py`) then replaces `y`
+with `prims.reshape(x, y.shape)`. Under symbolic values `y.shape` is `(i2,)`, and
+nothing in the computation trace defines `i2`. Any two empty inputs fail the same way:
+(3, 0) with (2, 0), or (0, 3) with (2, 0). Storage-less (empty) tensors probably should
+not be grouped as aliases at all.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/pull/2764",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2677",
+)
+VARIANT_OF = "thunder_symbolic_alias_reshape_unbound"
+# Searched again on 2026-12-06 (issue and code indexes): "thunder empty tensors treated
+# as aliases data_ptr 0 untyped_storage alias_tensor_indices"; "KeyError i23 symbolic
+# shapes reshape aliased input update_aliases"; "lightning-thunder issue 2677 symbolic
+# values aliased inputs reshape". Found: no report of this bug.

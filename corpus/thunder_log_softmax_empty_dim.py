@@ -67,3 +67,22 @@ MATCHES = (
 # has the same `logsumexp`.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "log_softmax and logsumexp over an empty dim raise in Thunder (amax has no identity)"
+DESCRIBE = """
+`F.log_softmax(x, dim=0)` of a (0, 3) tensor returns an empty (0, 3) tensor in eager
+mode, but under `thunder.jit` (any cache option) it raises `RuntimeError: Can't reduce
+over a zero-size dimension when computing a reduction without an identity value.`
+Thunder's `log_softmax` (`thunder/torch/__init__.py`) computes `a - logsumexp(a, dim,
+keepdim=True)`, and `logsumexp` starts with `amax(a, dim, keepdim=True)`, which rejects
+an empty reduced dim. `torch.logsumexp(x, dim=1)` of a (2, 0) tensor fails the same way,
+where eager returns `-inf` (the log of an empty sum). `_softmax` in the same file
+already has a `numel == 0` branch that skips the max subtraction. `logsumexp` needs the
+same kind of branch (ATen's `logsumexp` skips the max when `self.numel() == 0`). An
+empty tensor whose reduced dim is not empty ((0, 3) over dim 1) works.
+"""
+RELATED = ("https://github.com/pytorch/pytorch/pull/9825",)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder logsumexp empty
+# dimension amax zero-size reduction log_softmax"; "lightning-thunder softmax empty
+# tensor zero-size dimension symbolic values numel". Found: no report of this bug.

@@ -42,6 +42,32 @@ MATCHES = (
 # Searched the issue index for "thunder masked_fill bool tensor dtype int64" and
 # "masked_fill boolean tensor integer fill value returns int64 thunder.jit": no report of
 # the bool case. The nearest, Lightning-AI/lightning-thunder#1083 (int64 filled with a
-# float returned float32), was fixed by #1085, whose type test this case slips through.
+# float returned float32), was fixed by #1085 ("`masked_fill` casts `value` to `a.dtype`",
+# merged as commit 3c6e9d1e2 on 2024-09-03, first released in 0.2.1; the issue index's
+# copies of #1083 and #1085 still read open, from before the merge), whose type test this
+# case slips through.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "masked_fill of a bool tensor with a Python int returns int64 instead of bool"
+DESCRIBE = """
+`x.masked_fill(x, 0)` with a bool tensor `x` returns a bool tensor in PyTorch, but under
+`thunder.jit` it returns an int64 tensor (`[0, 0, 0]` instead of `[False, False,
+False]`). `masked_fill` in `thunder/torch/__init__.py` casts `value` to `a`'s number
+type only when `utils._elementwise_type_promotion(a.dtype, value_dtype) == value_dtype`.
+For a bool8 tensor and a Python `int`, the exact promotion table
+(`thunder/core/utils.py`, `b8` row, `int` column) gives the weak `int8_`, which never
+equals `int`. So the value is not cast, and `where(mask, 0, a)` promotes bool with int
+to int64. The cast added for #1083 works for an int64 tensor filled with a float, and a
+float value on a bool tensor (`0.0`) passes the test too; only the bool-with-int pair
+falls through. Since `masked_fill` always returns `a`'s dtype in PyTorch, casting
+`value` (or the result) to `a.dtype` unconditionally would cover every pair.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1083",
+    "https://github.com/Lightning-AI/lightning-thunder/pull/1085",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "masked_fill int64 tensor float
+# value returns float32 thunder"; "thunder masked_fill bool tensor int value dtype
+# int64". Found: no report of this bug.

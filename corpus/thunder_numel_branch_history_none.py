@@ -45,3 +45,28 @@ MATCHES = (
 # values numel branch": no upstream report found.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = 'Symbolic values: `if t[1:].numel() > 3` raises AssertionError "has history None"'
+DESCRIBE = """
+With `cache="symbolic values"`, a Python branch on the element count of a computed
+tensor fails: `v = x[1:]; if v.numel() > 3: ...` with `x = torch.randn(3)` raises
+`AssertionError: [IntegerProxy name=i12, value=2, ...] has history None` from
+`unpack_inputs` in `thunder/core/jit_ext.py`. The element count is an `IntegerProxy`
+computed inside the trace (from `x.shape[0] - 1`). Converting the comparison to `bool`
+(`_general_jit_bool_lookaside`) marks it statically constrained. The constraint is then
+propagated to a proxy that has no input provenance, and the prologue tries to unpack it
+as an input. `x[::2].numel()` and `x.reshape(-1).numel()` fail alike. `x.numel() > 3`,
+`x[1:].shape[0] > 3` and `math.prod(x[1:].shape) > 3` all work, and the default cache
+runs the program. The static constraint should be traced back to the input sizes that
+the count is derived from (as it is for `shape[0]`), not to the derived proxy itself.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1257",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/925",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2653",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "IntegerProxy has history None
+# unpack_inputs AssertionError symbolic values"; "symbolic values numel assert jit_ext
+# unpack_inputs history static NumberProxy"; "thunder symbolic values if tensor.numel()
+# branch prologue unpack intermediate NumberProxy". Found: no report of this bug.

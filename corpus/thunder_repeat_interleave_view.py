@@ -92,3 +92,28 @@ MATCHES = (
 # the caller, nor a write to the reshape's input.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "repeat_interleave can return a view of its input (torch always returns a new tensor)"
+DESCRIBE = """
+`x.repeat_interleave(1, dim=0)` always returns a new tensor in PyTorch, but under
+`thunder.jit` the result can share storage with `x`. Thunder decomposes
+`repeat_interleave` with int repeats (`thunder/torch/__init__.py`) into `unsqueeze(dim +
+1) -> expand -> reshape` (`reshape(-1, 1) -> expand -> reshape(-1)` for `dim=None`). The
+torch executor runs that `reshape` as `torch.reshape`, which returns a view whenever the
+expanded strides allow it: repeat count 1, or a repeated dim of size 1 (e.g. (1, 3)
+repeated twice along dim 0). Consequences: `y = x.repeat_interleave(1, dim=0);
+y.add_(1)` also changes `x`. An in-place op on a result whose size-1 dim was repeated
+raises "more than one element of the written-to tensor refers to a single memory
+location". A write to `x` after the call shows up in the returned `y`. `repeat` and
+`tile` copy as eager does; making the final reshape of this decomposition always
+materialize (e.g. a clone/contiguous copy) would match PyTorch.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/957",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2216",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder repeat_interleave
+# returns view aliasing input reshape expand"; "lightning-thunder output shares storage
+# with input where eager returns copy reshape torch executor view semantics". Found: no
+# report of this bug.

@@ -70,3 +70,27 @@ MATCHES = (
 # 1e22aac) has the same `_softmax` and the same deferred numel.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Symbolic values: softmax over an empty dim raises because `a.numel == 0` is never true"
+DESCRIBE = """
+With `cache="symbolic values"`, `torch.softmax(x, dim=0)` of a (0, 3) tensor raises
+`RuntimeError: Can't reduce over a zero-size dimension when computing a reduction
+without an identity value.`; eager and the default cache return an empty tensor.
+`_softmax` (`thunder/torch/__init__.py`) skips the `amax` subtraction when `a.numel ==
+0`. Under symbolic values `_infer_tensor_properties` (`thunder/core/proxies.py`) stores
+numel as a deferred `lambda`, and `a.numel` resolves to the `numel` symbol, which
+returns `a._numel` — that lambda, uncalled. So `a.numel == 0` compares a function with
+0, is always False, and `amax` runs on the empty dim. Every softmax whose softmax dim is
+empty fails (`Tensor.softmax`, `F.softmax`, `F.softmin`, an empty slice of a non-empty
+input). Other `numel` checks written as a property in Thunder's decompositions are
+probably affected in the same way.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/issues/925",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/1257",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2653",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "lightning-thunder softmax
+# empty tensor zero-size dimension symbolic values numel"; "thunder logsumexp empty
+# dimension amax zero-size reduction log_softmax". Found: no report of this bug.

@@ -37,3 +37,19 @@ CLASS = "bug"
 FOUND = ("thunder.unsound-hit@call",)
 # Other programs' forms of this bug are recognised by thunder_symbolic_cache_shape_branch.py's
 # MATCHES (one registry entry per bug, so a campaign counts #1525 once).
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Symbolic values cache reuses an `a + b` trace after the broadcast direction changes"
+DESCRIBE = """
+With `cache="symbolic values"`, `a + b` traced for (2, 2) + (1,) broadcasts `b` along
+the last dim. Thunder decides this from the traced sizes (`dim == 1`), but the decision
+is never turned into a prologue check: the prologue only checks ranks, dtypes and
+devices. A second call with (2, 1) + (8,), which broadcasts the other way (result (2,
+8)), hits the cached entry and runs the trace built for the first shapes. The result is
+wrong (or the call crashes) with no error from the cache. This is example 1 of #1525.
+"""
+RELATED = ("https://github.com/Lightning-AI/lightning-thunder/issues/2653",)
+VARIANT_OF = "thunder_symbolic_cache_shape_branch"
+# Searched again on 2026-12-06 (issue and code indexes): "symbolic values cache prologue
+# does not check shape branch broadcast wrong result lightning-thunder 1525". Found:
+# https://github.com/Lightning-AI/lightning-thunder/issues/1525.

@@ -60,3 +60,20 @@ MATCHES = (
         "data": {"symbolic_cache": "stock", "control": "agrees with eager", "cache_hit": True},
     },
 )
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Symbolic values cache ignores shape comparisons: a shape branch reuses a stale trace"
+DESCRIBE = """
+With `cache="symbolic values"`, `if tuple(a.shape) == (2, 2): return a else: return b`
+traced with `a` of shape (2, 2) records `b3 = prims.eq(i0, 2)` and `b4 = prims.eq(i1,
+2)` in the computation trace. Those comparisons are not propagated to the prologue, so a
+second call with `a` of shape (3, 2) hits the same cache entry and returns `a` where
+eager returns `b`. A Python `if` on a tensor's shape is the usual way user code
+specialises on shapes; under symbolic values it silently takes the branch of whichever
+call was traced first. This is example 0 of #1525. Broadcasting decisions (example 1)
+have the same problem.
+"""
+RELATED = ("https://github.com/Lightning-AI/lightning-thunder/issues/2653",)
+# Searched again on 2026-12-06 (issue and code indexes): "symbolic values cache prologue
+# does not check shape branch broadcast wrong result lightning-thunder 1525". Found:
+# https://github.com/Lightning-AI/lightning-thunder/issues/1525.

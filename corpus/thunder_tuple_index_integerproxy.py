@@ -42,3 +42,25 @@ MATCHES = (
 # is the open milestone collecting symbolic-values limitations).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Symbolic values: indexing a tuple with a size-derived int raises TypeError (IntegerProxy)"
+DESCRIBE = """
+With `cache="symbolic values"`, `(0.5, 1.5, 2.5)[x.shape[0] % 3] * x` raises `TypeError:
+<class 'tuple'> indices must be integers or slices, not <class
+'thunder.core.proxies.IntegerProxy'>`. Eager returns `1.5 * x` for a size-4 `x`, and the
+default cache runs it. The interpreter's sequence wrapper `__getitem__`
+(`thunder/core/interpreter.py`) accepts only `isinstance(uidx, int)` or a `slice`. Its
+comment `# might have been IntProxy, this should insert condition if not const` shows
+that proxies were meant to take the int path. That was true when `IntegerProxy`
+subclassed `int`, but since #286 ('Number proxies is not a number') it does not, even
+though it defines `__index__`. Accepting an `IntegerProxy` there (and recording a static
+constraint on its value, as `bool()` does) would restore the intended behaviour.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/pull/286",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/2653",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "tuple indices must be integers
+# or slices, not IntegerProxy thunder"; "thunder interpreter list getitem NumberProxy
+# index symbolic values TypeError indices". Found: no report of this bug.

@@ -46,3 +46,22 @@ MATCHES = (
 # added `torch.unflatten` with the non-empty check only).
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "unflatten does not check that sizes multiply to the dim size, so empty tensors pass"
+DESCRIBE = """
+`x.unflatten(1, (3, 1))` of a (0, 2) tensor raises in PyTorch ("unflatten: Provided
+sizes [3, 1] don't multiply up to the size of dim 1 (2) in the input tensor"), but under
+`thunder.jit` it returns a (0, 3, 1) tensor. Thunder's `unflatten`
+(`thunder/torch/__init__.py`) checks only that `sizes` is non-empty and returns
+`a.view(a.shape[:dim] + tuple(sizes) + a.shape[dim + 1:])`. `view` compares total
+element counts, which are 0 and 0 for an empty tensor, so the wrong sizes are accepted.
+On a non-empty tensor the counts differ and `view` raises, as eager does. Checking
+`prod(sizes) == a.shape[dim]` (allowing one -1) before the view would match PyTorch.
+"""
+RELATED = (
+    "https://github.com/Lightning-AI/lightning-thunder/pull/302",
+    "https://github.com/Lightning-AI/lightning-thunder/issues/288",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "thunder unflatten sizes don't
+# multiply up to the size of dim empty tensor". Found: no report of this bug.

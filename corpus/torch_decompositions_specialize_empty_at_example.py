@@ -76,3 +76,42 @@ MATCHES = (
 # decomposition's guard, corpus/torch_slice_decomposition_unbacked_guard.py.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "run_decompositions silently specializes a dim that sizes a value empty at the example"
+DESCRIBE = """
+`ep = torch.export.export(m, (torch.randn(2, 1),), dynamic_shapes=...)` for
+`torch.tensor_split(x, (2,), 0)` keeps dim 0 dynamic (the second piece has size `s77 -
+2`, which is 0 at the example) and `ep.range_constraints` says so, but
+`ep.run_decompositions()` returns a program that is static at the example size
+(`range_constraints` empty) without raising anything. While re-tracing, wrapping that
+value in a FunctionalTensor (`torch/_subclasses/functional_tensor.py`,
+`FunctionalTensor.__new__` -> `_make_wrapper_subclass`) evaluates `Eq(s77 - 2, 0)`; the
+ShapeEnv is frozen, so `_check_frozen` only logs "Ignored guard Eq(s77 - 2, 0) == True,
+this could result in accuracy problems", yet `s77` ends up replaced by 2. The exported
+program before decomposition still accepts a 3-row input and eager returns both pieces
+for every size, so downstream consumers (e.g. ExecuTorch's `to_edge`, which calls
+`run_decompositions`) plan for 2 rows and fail or under-allocate at 3. The same happens
+for `x[2:]`, `narrow(0, 1, n - 2)` and `zeros(n - 2)` when that size is 0 at the
+example. Either the guard should not specialize here or the lowering should raise
+instead of dropping the dynamic dim.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/issues/148702",
+    "https://github.com/pytorch/pytorch/pull/175281",
+    "https://github.com/pytorch/pytorch/pull/193416",
+    "https://github.com/pytorch/pytorch/pull/97820",
+    "https://github.com/pytorch/pytorch/issues/119321",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "run_decompositions specializes
+# dynamic dim Ignored guard Eq == True this could result in accuracy problems"; "export
+# run_decompositions specializes shape to example value, range_constraints lost after
+# decomposition"; "Dynamic shapes disappear after run_decompositions spectrogram
+# sym_size_int specialized fix"; "Fixes #148702 run_decompositions dynamic shapes";
+# "FunctionalTensor _make_wrapper_subclass guards specialization run_decompositions
+# dynamic shape"; "Hand _make_wrapper_subclass the storage size it already knows
+# computeStorageNbytes guard"; "Safely handle when decompositions add guards eellison
+# inductor decomposition freeze guards _ShapeEnvGuardError"; "torch.export zero-size
+# intermediate at example input specializes dynamic dim after run_decompositions frozen
+# ShapeEnv ignored guard". Found: no report of this bug.
+# Checked 2026-12-06: the repro script still fails on the torch 2.14.1 wheel (not fixed).

@@ -67,6 +67,45 @@ MATCHES = (
 # lost": pytorch/pytorch#195422 (torch.compile drops an in-place mutation of an input made
 # through F.dropout's identity return; closed) and the fix, pytorch/pytorch#185981
 # ("Preserve no-op dropout identity in decomposition": the decomposition returns the input
-# itself, and post-dispatch export then records the input mutation; fixes #160241).
-UPSTREAM = "https://github.com/pytorch/pytorch/issues/195422"
+# itself, and post-dispatch export then records the input mutation; fixes #160241). Its
+# merge and release are not confirmed (torch 2.13.0 still clones); the open report of the
+# root cause is pytorch/pytorch#115249 (AOTAutograd), the one UPSTREAM names.
+UPSTREAM = "https://github.com/pytorch/pytorch/issues/115249"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "Export loses in-place writes through F.dropout(x, training=False): decomposition clones"
+DESCRIBE = """
+In eager, `F.dropout(x, p, training=False)` (and `p=0`) returns `x` itself, so `v =
+F.dropout(x, 0.0, False); v.copy_(y * 2.0)` overwrites the caller's `x`. The
+`aten.dropout` decomposition in `torch/_decomp/decompositions.py` (`dropout`, torch
+2.13.0 lines 1268-1275) returns `input.clone()` in that branch instead, so the exported
+program writes into a copy: its graph signature lists no user-input mutation and `x`
+keeps its old values after the call, while the returned values agree. The reverse also
+shows: if `x` is later written through another view, a returned `v` is the new `x` in
+eager but the old one in the exported program. The same clone is behind #115249
+(AOTAutograd) and #195422 (torch.compile drops the mutation). #185981 changes the
+decomposition to return the input and updates the export test so the mutation appears in
+the signature; torch 2.13.0 still clones.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/issues/195422",
+    "https://github.com/pytorch/pytorch/pull/185981",
+    "https://github.com/pytorch/pytorch/pull/177774",
+    "https://github.com/pytorch/pytorch/pull/115258",
+    "https://github.com/pytorch/pytorch/issues/160241",
+    "https://github.com/pytorch/pytorch/pull/117879",
+    "https://github.com/pytorch/pytorch/pull/139231",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "Preserve no-op dropout
+# identity in decomposition"; "export dropout eval mode returns input alias clone in-
+# place mutation lost"; "dropout decomposition clones input when train=False, aliasing
+# differs from eager, in-place mutation of dropout output"; "#185981 dropout identity
+# merged revert"; "torch.compile silently drops in-place mutation of input through
+# F.dropout identity return fixed nightly"; "[XPU alignment] pytorch/pytorch Preserve
+# no-op dropout identity in decomposition"; "torch.export dropout training=False copy_
+# mutation of input missing from graph signature user_inputs_to_mutate". Found:
+# https://github.com/pytorch/pytorch/issues/115249.
+# Checked 2026-12-06: this program's repro script (python -m fuzz repro) passes on the
+# torch 2.14.1 wheel and fails on 2.13.0, so pytorch/pytorch#185981 shipped by 2.14.1.
+FIXED_IN = "torch 2.14.1"

@@ -52,3 +52,25 @@ MATCHES = (
 # fake_impls.py makes both with dtype=torch.int64.
 UPSTREAM = "https://github.com/pytorch/pytorch/pull/179401"
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "FakeTensor unique gives inverse indices and counts the input's dtype, not int64"
+DESCRIBE = """
+The fake kernel for `aten._unique2`, `unique_dim` and `unique_consecutive` (`_unique` in
+`torch/_subclasses/fake_impls.py`) creates the inverse indices and counts with
+`arg.new_empty(...)`, which inherits the input's dtype, while the real kernels always
+return int64. torch.export records that dtype in `meta['val']`, so `torch.unique(x,
+return_inverse=True)` on a float32 input exports an inverse typed float32 and downstream
+consumers size buffers from it. ExecuTorch 1.0.1 plans 7 float32 (28 bytes) for an
+inverse that its runtime kernel writes as 7 int64 (56 bytes). Fixed by #179401, which
+passes `dtype=torch.int64`; torch 2.13.0 has the fix, and torch 2.9.1 does not.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/pull/121571",
+    "https://github.com/pytorch/pytorch/pull/126561",
+)
+FIXED_IN = "torch 2.13.0"
+# Searched again on 2026-12-06 (issue and code indexes): "Fix FakeTensor dtype for
+# torch.unique inverse_indices and counts"; "torch.export unique return_inverse fake
+# tensor inverse dtype float instead of int64 scatter Expected dtype int64 for index".
+# Found: https://github.com/pytorch/pytorch/pull/179401.

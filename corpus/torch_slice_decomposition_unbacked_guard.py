@@ -40,3 +40,31 @@ MATCHES = (
 # unbacked slice to_edge run_decompositions": no upstream report found.
 UPSTREAM = None
 CLASS = "bug"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "slice_forward decomposition guards on an unbacked size: v[:1] exports but won't decompose"
+DESCRIBE = """
+Slicing a tensor whose size is data-dependent (unbacked, e.g. from `nonzero` or a custom
+op with a dynamic output size) with a constant bound, `v[:1]`, exports fine, since the
+fake kernel for `aten.slice.Tensor` (`torch/_subclasses/fake_impls.py`,
+`_compute_slice_index`) is unbacked-safe. `ep.run_decompositions()` (which ExecuTorch's
+`to_edge` calls) then fails. The Python decomposition `slice_forward` in
+`torch/_decomp/decompositions.py` (torch 2.13.0 lines 785-795) clamps the bounds with
+plain comparisons, and `elif end_val > sizes[dim]` raises GuardOnDataDependentSymNode
+"Could not guard on data-dependent expression u3 < 1". The program is valid for every
+size (eager clamps the bound), so the decomposition should handle unbacked sizes the way
+the fake kernel does, or with `guard_or_false` plus `torch._check`s as proposed in
+#150474.
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/pull/150474",
+    "https://github.com/pytorch/pytorch/pull/157944",
+    "https://github.com/pytorch/pytorch/issues/161393",
+    "https://github.com/pytorch/executorch/issues/7998",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "slice_forward decomposition
+# unbacked GuardOnDataDependentSymNode end_val > sizes[dim]"; "Hard error when slicing a
+# tensor with unbacked sizes nz[:-1] run_decompositions decompositions.py
+# slice_forward"; "to_edge Could not guard on data-dependent expression slice nonzero
+# unbacked decomposition executorch"; "TorchAudio Conformer model doesn't lower to edge
+# IR slice_forward fix resolved". Found: no report of this bug.

@@ -45,3 +45,30 @@ MATCHES = ({"kind": "exir.bound-loss", "data": {"slack": "expanded-interval"}},)
 # inequalities, `_maybe_guard_rel`), #105097 (a precision error of the range analysis).
 UPSTREAM = None
 CLASS = "plan-quality"
+
+# For the upstream tracker (python -m fuzz repro writes ISSUE.md from these):
+TITLE = "ShapeEnv range refinement expands s0*(s1 - 1) before bounding, loosening the bound"
+DESCRIBE = """
+When `torch._check(u0 <= x.numel())` is replayed for a data-dependent `u0` with `x =
+y[:, 1:]` (numel `s4*(s40 - 1)`), `ShapeEnv._refine_ranges`
+(`torch/fx/experimental/symbolic_shapes.py`) first simplifies the relation, which
+multiplies the right-hand side out to `s4*s40 - s4`, and then bounds it with
+`bound_sympy`. Interval arithmetic treats the two occurrences of `s4` independently (top
+of `s4*s40` minus bottom of `s4`), so with s4 in [2, 3] and s40 in [2, 5] the refined
+upper bound of `u0` is 13 instead of 3 * 4 = 12. Results stay correct, but consumers
+that size buffers from `var_to_range` (e.g. ExecuTorch memory planning) over-allocate.
+Bounding the factored form (or taking the smaller of the factored and expanded bounds)
+would give the tight value. This is the same dependency problem as #149774
+(`bound_sympy(s0 - s0 % 8)`).
+"""
+RELATED = (
+    "https://github.com/pytorch/pytorch/issues/149774",
+    "https://github.com/pytorch/pytorch/pull/104559",
+    "https://github.com/pytorch/pytorch/pull/97964",
+    "https://github.com/pytorch/pytorch/pull/120800",
+)
+# Searched again on 2026-12-06 (issue and code indexes): "ShapeEnv _refine_ranges upper
+# bound loose expanded expression interval arithmetic dependency unbacked symint";
+# "bound_sympy overestimates range of s0*s1 - s0 because symbol appears twice, factor
+# before bounding"; "value range refinement multi-variate expressions ShapeEnv guards
+# 2023". Found: no report of this bug.

@@ -135,6 +135,23 @@ METADATA: dict[str, Field] = {
         "divergences (recognised by those cases' MATCHES) are set aside, not judged here",
         _strings,
     ),
+    "TITLE": Field(
+        "the issue title for the owning tracker: the wrong behaviour, in the owner's words",
+        _optional_str,
+    ),
+    "DESCRIBE": Field(
+        "the issue's description for the owner (what goes wrong, where upstream); no harness words",
+        _optional_str,
+    ),
+    "RELATED": Field("links to related upstream reports and pull requests", _strings),
+    "VARIANT_OF": Field(
+        "the corpus case whose root cause this one shares (the triage index folds it there)",
+        _optional_str,
+    ),
+    "FIXED_IN": Field(
+        'where upstream fixed it: a release ("torch 2.13.0"), or "main (unreleased)"',
+        _optional_str,
+    ),
 }
 
 

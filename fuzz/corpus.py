@@ -241,3 +241,83 @@ def expand_paths(paths: Iterable[str | os.PathLike]) -> list[Path]:
         else:
             out.append(p)
     return out
+
+
+# ---- upstream status: one row per root cause (docs/bugs.md, the repro index) ------------
+
+_KNOWN_PREFIX = re.compile(r"^(Known upstream [^:]*|Known limitation[^:]*|Seed bug[^:]*):\s*")
+_ISSUE_LINK = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)")
+
+
+def summary(doc: str) -> str:
+    """A docstring's first paragraph on one line, without the "Known upstream bug (...):"
+    label the corpus gives its cases."""
+    first = " ".join((doc or "").strip().split("\n\n")[0].split())
+    return _KNOWN_PREFIX.sub("", first)
+
+
+def short_link(url: str) -> str:
+    """`owner/repo#N` for a GitHub issue or pull request link, else the link."""
+    m = _ISSUE_LINK.search(url)
+    return f"{m.group(1)}#{m.group(3)}" if m else url
+
+
+def upstream_status(meta: Mapping[str, Any]) -> str:
+    """What upstream knows of a case's bug, from its metadata: "fixed in <release>",
+    "limitation", "reported owner/repo#N", or "unreported"."""
+    if meta.get("FIXED_IN"):
+        return f"fixed in {meta['FIXED_IN']}"
+    link = meta.get("UPSTREAM")
+    if meta.get("CLASS") == "limitation":
+        return "limitation" + (f" ({short_link(link)})" if link else "")
+    return f"reported {short_link(link)}" if link else "unreported"
+
+
+@dataclasses.dataclass
+class RootCause:
+    """One upstream bug: its primary case, the cases folded into it (VARIANT_OF), the
+    primary's metadata and title."""
+
+    name: str
+    variants: list[str]
+    meta: dict[str, Any]
+    title: str
+
+    @property
+    def status(self) -> str:
+        return upstream_status(self.meta)
+
+
+def root_causes(paths: Iterable[Path]) -> list[RootCause]:
+    """The root causes of the case files `paths`, each with its variants folded in (a
+    VARIANT_OF naming a case not among them makes the case its own root cause)."""
+    import ast
+
+    metas: dict[str, dict[str, Any]] = {}
+    docs: dict[str, str] = {}
+    for path in paths:
+        source = Path(path).read_text()
+        metas[Path(path).stem] = case_metadata(source)
+        try:
+            docs[Path(path).stem] = ast.get_docstring(ast.parse(source)) or ""
+        except SyntaxError:
+            docs[Path(path).stem] = ""
+
+    def root_of(name: str) -> str:
+        seen = {name}
+        while (up := metas[name].get("VARIANT_OF")) in metas and up not in seen:
+            name = up
+            seen.add(name)
+        return name
+
+    out: dict[str, RootCause] = {}
+    for name in sorted(metas):
+        root = root_of(name)
+        if root == name:
+            out[name] = RootCause(
+                name, [], metas[name], metas[name].get("TITLE") or summary(docs[name])
+            )
+    for name in sorted(metas):
+        if (root := root_of(name)) != name:
+            out[root].variants.append(name)
+    return sorted(out.values(), key=lambda r: r.name)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from fuzz.case import CLASSES, METADATA, case_metadata
-from fuzz.corpus import DirectoryCorpus
+from fuzz.corpus import DirectoryCorpus, root_causes
 from fuzz.divergence import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,6 +95,8 @@ def bugs_md(corpus_dir: Path = ROOT / "corpus") -> str:
             )
         )
     without = sum(1 for r in rows if r[4] == NO_UPSTREAM)
+    causes = root_causes(corpus.paths())
+    unreported = sum(1 for r in causes if r.status == "unreported")
     classes = {c: sum(1 for r in rows if r[1] == c) for c in sorted({r[1] for r in rows})}
     out = [
         "# Bugs in the corpus",
@@ -103,7 +105,8 @@ def bugs_md(corpus_dir: Path = ROOT / "corpus") -> str:
         f"(or `{REGENERATE}`); tests/core/test_docs.py fails when this file is stale. Do not",
         "edit it by hand: edit the case file (its docstring's first paragraph is the summary).",
         "",
-        f"{len(rows)} cases: {len(rows) - without} name an upstream report "
+        f"{len(rows)} cases, {len(causes)} root causes ({unreported} unreported upstream): "
+        f"{len(rows) - without} cases name an upstream report "
         f"({len(by_link)} distinct links), {without} have {NO_UPSTREAM} "
         "(the case file says what was searched).",
         "",
@@ -115,6 +118,29 @@ def bugs_md(corpus_dir: Path = ROOT / "corpus") -> str:
         "",
         "Kinds are every kind the case names: `EXPECT` (what it shows with every fix on),",
         "`FOUND` (what it was filed for) and `MATCHES` (what recognises it in other programs).",
+        "",
+        "## Root causes",
+        "",
+        "One row per upstream bug, its variants folded in (`VARIANT_OF`), with what upstream",
+        "knows of it (`UPSTREAM`, `FIXED_IN`, `CLASS`): the same rows as the index that",
+        "`python -m fuzz repro corpus/ --out DIR` writes to `DIR/README.md`, which adds the",
+        "tracker, the script and whether it reproduces on the installed stack",
+        "([docs/repro.md](repro.md)).",
+        "",
+        _table(
+            ("root cause", "issue title", "upstream", "variants"),
+            (
+                (
+                    f"`{r.name}`",
+                    r.title,
+                    r.status,
+                    ", ".join(f"`{v}`" for v in r.variants),
+                )
+                for r in causes
+            ),
+        ),
+        "",
+        "## Cases",
         "",
         _table(("case", "class", "lanes", "kinds", "upstream", "summary"), rows),
         "",

@@ -68,7 +68,8 @@ def test_the_kinds_table_in_the_docs_is_the_catalogue_in_the_code():
 
 
 def test_bugs_md_lists_every_corpus_case_with_its_upstream_report():
-    rows = _table_rows((ROOT / "docs" / "bugs.md").read_text())
+    text = (ROOT / "docs" / "bugs.md").read_text()
+    rows = _table_rows(text.split("\n## Cases\n", 1)[1])
     header = rows[0]
     cases = {
         row[0].strip("`"): dict(zip(header, row))
@@ -194,3 +195,17 @@ def test_where_tests_live_names_every_test_folder_and_none_is_left_at_the_top():
     assert sorted(p.name for p in tests.glob("test_*.py")) == []
     holding = {f"{p.parent.relative_to(ROOT).as_posix()}/" for p in tests.rglob("test_*.py")}
     assert named == holding
+
+
+def test_bugs_md_has_one_row_per_root_cause_with_what_upstream_knows():
+    from fuzz.corpus import root_causes
+
+    text = (ROOT / "docs" / "bugs.md").read_text()
+    rows = _table_rows(text.split("\n## Root causes\n", 1)[1].split("\n## Cases\n", 1)[0])
+    listed = {row[0].strip("`"): row for row in rows[1:]}
+    causes = root_causes(DirectoryCorpus(ROOT / "corpus").paths())
+    assert sorted(listed) == sorted(c.name for c in causes)
+    for cause in causes:
+        assert listed[cause.name][2] == cause.status, cause.name
+        for variant in cause.variants:
+            assert f"`{variant}`" in listed[cause.name][3], (cause.name, variant)

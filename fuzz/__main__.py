@@ -140,7 +140,15 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument(
         "--no-run",
         action="store_true",
-        help="do not run each script at export (ISSUE.md then has no actual output)",
+        help="write each case's first candidate script without running any (no search: "
+        "the stage is not localized and ISSUE.md has no actual output)",
+    )
+    x.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="cases exported at once, each in its own process (default 1)",
     )
 
     n = sub.add_parser("nightly", help="time-boxed fuzz campaign with crash isolation")

@@ -1,37 +1,61 @@
-"""`python -m fuzz repro`: every corpus case becomes a standalone repro.py and an ISSUE.md.
+"""`python -m fuzz repro`: every corpus case as the shortest script that shows its bug, in
+the owner's idiom, and an ISSUE.md in the owner's tracker template.
 
-The scripts import only the stacks and the standard library, embed the case's program and
-calls() as they are, and, run isolated on the stock stack, agree with the harness's
-replay with the fixes off: both reproduce the case's divergence, or neither does. A kind
-the scripts cannot check without the harness (fuzz.repro_export.script.NOT_CHECKABLE)
-prints UNSUPPORTED and exits 2; those items are skipped with that reason, so pytest's
-summary counts them.
+The whole corpus is exported once per session (`corpus_export`, shared by the xdist
+workers through a lock), then judged: every script agrees with the harness's replay on
+the stock stack (fixes and speedups off), the sizes meet the figures (median at most 25
+lines of code, none above 60), the scripts import only the stacks and the standard
+library, no ISSUE.md holds a word of the harness's, and a bug torch alone shows is routed
+to pytorch/pytorch with a torch-only script.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib.metadata
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from fuzz.__main__ import main as cli
-from fuzz.case import load_case
-from fuzz.repro_export import export_case, run_script
+from fuzz.repro_export import export_case
+from fuzz.repro_export.issue import harness_words
+from fuzz.repro_export.run import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted((ROOT / "corpus").glob("*.py"))
 STACKS = {"torch", "executorch", "thunder"}
+MEDIAN_LINES, MOST_LINES = 25, 60
+
+pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    out = tmp_path_factory.mktemp("repros")
-    return {path.stem: export_case(path, out, run=False) for path in CASES}
+@pytest.fixture(scope="session")
+def corpus_export(tmp_path_factory, worker_id):
+    """`python -m fuzz repro corpus/ --out DIR --jobs 2`, once for every worker."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if worker_id != "master" else base
+    out = root / "repro-corpus"
+    with FileLock(str(root / "repro-corpus.lock")):
+        if not (out / "README.md").is_file():
+            done = subprocess.run(
+                [sys.executable, "-m", "fuzz", "repro", "corpus", "--out", str(out)]
+                + ["--jobs", "2"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=3000,
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def _record(out: Path, name: str) -> dict:
+    return json.loads((out / name / "repro.json").read_text())
 
 
 def _imports(source: str) -> set[str]:
@@ -44,102 +68,153 @@ def _imports(source: str) -> set[str]:
     return tops
 
 
-def test_every_corpus_case_is_exported_as_a_script_and_an_issue(exported):
-    assert len(CASES) >= 37
-    assert set(exported) == {p.stem for p in CASES}
-    for name, done in exported.items():
-        assert done.folder.name == name
-        assert (done.folder / "repro.py").is_file() and (done.folder / "ISSUE.md").is_file()
+def _replay_reproduces(case: Path, lane: str, kinds: list[str]) -> bool:
+    """Whether `python -m fuzz replay CASE --fixes off --speedups off` (the stock stacks)
+    shows one of `kinds` (any divergence, where the case names none) on lane/cpu."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fuzz", "replay", str(case), "--fixes", "off", "--isolate"]
+        + ["--speedups", "off", "--lanes", lane, "--devices", "cpu", "--json", "-"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    results = json.loads(done.stdout)["results"]
+    ran = [r for r in results if r["lane"] == lane and r["device"] == "cpu"]
+    assert ran and all(r["status"] != "error" for r in ran), ran
+    return any(not kinds or d["kind"] in kinds for r in ran for d in r["divergences"])
 
 
-def test_scripts_import_only_the_stacks_and_the_standard_library(exported):
-    for name, done in exported.items():
-        tops = _imports((done.folder / "repro.py").read_text())
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
+def test_the_script_agrees_with_the_stock_replay(case, corpus_export):
+    record = _record(corpus_export, case.stem)
+    if record["outcome"] == "unavailable":
+        pytest.skip("the script needs a device this machine lacks (it exits 2 here)")
+    assert record["outcome"] in ("reproduces", "ok"), record
+    replayed = _replay_reproduces(case, record["lane"], record["kinds"])
+    assert (record["outcome"] == "reproduces") == replayed, (
+        f"the script {record['outcome']}, replay --fixes off --speedups off "
+        f"{'reproduces' if replayed else 'does not'}:\n"
+        + (corpus_export / case.stem / "ISSUE.md").read_text()[-3000:]
+    )
+
+
+def test_every_case_is_exported_as_a_script_an_issue_and_a_record(corpus_export):
+    for case in CASES:
+        folder = corpus_export / case.stem
+        for name in ("repro.py", "ISSUE.md", "repro.json"):
+            assert (folder / name).is_file(), (case.stem, name)
+        compile((folder / "repro.py").read_text(), str(folder / "repro.py"), "exec")
+
+
+def test_the_scripts_are_short(corpus_export):
+    sizes = {c.stem: _record(corpus_export, c.stem)["lines"] for c in CASES}
+    assert statistics.median(sizes.values()) <= MEDIAN_LINES, sizes
+    assert max(sizes.values()) <= MOST_LINES, {k: v for k, v in sizes.items() if v > MOST_LINES}
+
+
+def test_the_scripts_import_only_the_stack_they_run_and_the_standard_library(corpus_export):
+    for case in CASES:
+        record = _record(corpus_export, case.stem)
+        tops = _imports((corpus_export / case.stem / "repro.py").read_text())
         foreign = {t for t in tops if t not in STACKS and t not in sys.stdlib_module_names}
-        assert not foreign, f"{name} imports {foreign}"
-        assert not tops & {"fuzz", "fixes"}, name
-        # the lane's own stack, and only it
-        assert ("thunder" in tops) == (done.lane == "thunder"), name
-        assert ("executorch" in tops) == (done.lane == "exir"), name
+        assert not foreign, (case.stem, foreign)
+        assert not tops & {"fuzz", "fixes"}, case.stem
+        other = "executorch" if record["lane"] == "thunder" else "thunder"
+        assert other not in tops, case.stem
 
 
-def test_scripts_embed_the_program_and_calls_of_the_case_verbatim(exported):
-    for path in CASES:
-        source = path.read_text()
-        script = (exported[path.stem].folder / "repro.py").read_text()
-        for node in ast.parse(source).body:
-            if isinstance(node, ast.FunctionDef) and node.name in ("program", "calls"):
-                assert ast.get_source_segment(source, node) in script, (path.stem, node.name)
-        compile(script, str(path), "exec")  # and the script is valid Python
+def test_no_issue_holds_a_word_of_the_harness(corpus_export):
+    found = {}
+    for case in CASES:
+        text = (corpus_export / case.stem / "ISSUE.md").read_text()
+        if words := harness_words(text):
+            found[case.stem] = sorted(set(words))
+    assert not found
 
 
-def _bound_by_imports(source: str) -> set[str]:
-    names = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-    return names
+def test_a_bug_torch_alone_shows_goes_to_pytorch_with_a_torch_only_script(corpus_export):
+    name = "torch_decompositions_specialize_empty_at_example"
+    record = _record(corpus_export, name)
+    assert (record["tracker"], record["stage"], record["outcome"]) == (
+        "pytorch/pytorch",
+        "decompositions",
+        "reproduces",
+    )
+    assert _imports((corpus_export / name / "repro.py").read_text()) == {"torch"}
+    issue = (corpus_export / name / "ISSUE.md").read_text()
+    assert "### 🐛 Describe the bug" in issue and "### Versions" in issue
+    assert "OS: " in issue and "[pip3] torch==" in issue
 
 
-def test_scripts_bind_every_name_their_case_imports(exported):
-    """`import torch.nn.functional as F` in a case (every generated program with an F op)
-    binds F in its script: without it eager and the stack raise the same NameError, and
-    the script says OK where the case diverges."""
-    for path in CASES:
-        wanted = _bound_by_imports(path.read_text()) - {"fuzz", "fixes"}
-        script = (exported[path.stem].folder / "repro.py").read_text()
-        missing = wanted - _bound_by_imports(script)
-        assert not missing, f"{path.stem}: the script does not bind {missing}"
+def test_the_index_has_a_row_per_root_cause(corpus_export):
+    from fuzz.corpus import root_causes
+
+    text = (corpus_export / "README.md").read_text()
+    causes = root_causes(CASES)
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "/ISSUE.md)" in ln]
+    assert len(rows) == len(causes) < len(CASES)
+    for cause in causes:
+        assert f"]({cause.name}/ISSUE.md) | {cause.status} |" in text, cause.name
 
 
-def test_issue_md_has_title_versions_repro_expected_actual_cause_and_links(exported):
-    torch_version = importlib.metadata.version("torch")
-    for path in CASES:
-        case, done = load_case(path), exported[path.stem]
-        text = (done.folder / "ISSUE.md").read_text()
-        assert text.startswith("# [")
-        for section in ("Versions", "Repro", "Expected", "Actual", "Root cause", "Related"):
-            assert f"\n## {section}\n" in text, (path.stem, section)
-        assert f"- torch {torch_version}" in text
-        assert (done.folder / "repro.py").read_text().rstrip() in text
-        if case.upstream:
-            assert f"- {case.upstream}" in text
-        if "\n\n" in case.doc:  # the docstring past its summary line is the root cause
-            assert case.doc.split("\n\n", 1)[1].strip().splitlines()[0] in text
+# ---- a case that names no kinds, a fault under the script, the command line -----------------
+
+_NO_KINDS = {
+    "exir": '''"""Written by hand: an integer remainder with signs that differ."""
+
+import torch
 
 
-def test_the_scripts_check_the_kinds_of_the_case(exported):
-    checks = {name: (done.kinds, done.check) for name, done in exported.items()}
-    for name, (kinds, check) in checks.items():
-        assert kinds, f"{name}: no divergence kind to check"
-        if check is None:  # said honestly in the script
-            script = (exported[name].folder / "repro.py").read_text()
-            assert "UNSUPPORTED: " in script and "WHY_UNSUPPORTED = " in script
-        else:
-            assert check in ("RUN", "EDGE", "CONTRACT", "BOUNDS", "thunder"), name
-    # exir.pipeline-variance needs the harness's copy of to_executorch's pass loop
-    variance = [n for n, (kinds, _) in checks.items() if kinds == ("exir.pipeline-variance",)]
-    assert variance and all(checks[n][1] is None for n in variance)
+def program(a, b):
+    return (torch.remainder(a, b) * 1,)
 
 
-def test_an_unsupported_kind_exits_2_and_says_why(exported):
-    done = next(d for d in exported.values() if d.check is None)
-    status, output = run_script(done.folder / "repro.py")
-    assert status == 2, output
-    assert "UNSUPPORTED: " in output and "DIVERGES" not in output
+def calls():
+    return [(torch.tensor([-4, 3, 5]), torch.tensor([3, -2, 2]))]
 
 
-def test_the_command_line_writes_both_files(tmp_path):
-    case = ROOT / "corpus" / "thunder_copy_broadcast.py"
-    assert cli(["repro", str(case), "--out", str(tmp_path), "--no-run"]) == 0
-    assert (tmp_path / "thunder_copy_broadcast" / "repro.py").is_file()
-    assert "(not run at export" in (tmp_path / "thunder_copy_broadcast" / "ISSUE.md").read_text()
-    assert cli(["repro", str(tmp_path / "missing.py"), "--out", str(tmp_path)]) == 2
+LANES = ("exir",)
+''',
+    "thunder": '''"""Written by hand: a program every stack gets right."""
+
+import torch
 
 
-# exir.edge-result: a program whose operator the runtime has no kernel for is checked on
-# its edge program, run in eager. Multi-dim logsumexp goes through to_edge's (torch's)
-# decomposition, which benchmarks/faults/logsumexp_squeeze_first.py breaks.
+def program(x, n):
+    return (x.sum(0) * n, x.t())
+
+
+def calls():
+    return [(torch.randn(2, 3), 2), (torch.randn(4, 3), 3)]
+
+
+LANES = ("thunder",)
+''',
+}
+
+
+@pytest.mark.parametrize("lane", ["exir", "thunder"])
+def test_a_case_that_names_no_kinds_gets_every_check_of_its_lane(lane, tmp_path):
+    case = tmp_path / f"hand_{lane}.py"
+    case.write_text(_NO_KINDS[lane])
+    done = export_case(case, tmp_path / "out")
+    text = (done.folder / "repro.py").read_text()
+    assert "UNSUPPORTED" not in text and done.kinds == ()
+    if lane == "exir":  # the remainder bug of the runtime shows: the first check that fails
+        assert (done.outcome, done.stage, done.tracker) == (
+            "reproduces",
+            "runtime",
+            "pytorch/executorch",
+        )
+        assert "torch.testing.assert_close(actual" in text
+    else:  # nothing shows: the script is every Thunder check, and says so by passing
+        assert done.outcome == "ok" and done.checks == ("values", "sharing", "hit")
+        for check in ("torch.testing.assert_close(", "assert shared(", "assert [ops("):
+            assert check in text, check
+
+
 _EDGE_CASE = '''"""logsumexp over two dims, the edge program against eager."""
 
 import torch
@@ -158,79 +233,40 @@ EXPECT = ("exir.edge-result",)
 '''
 
 
-@pytest.fixture(scope="module")
-def edge_script(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("edge")
-    case = folder / "exir_edge_logsumexp.py"
+def test_a_script_shows_a_fault_injected_into_the_stack(tmp_path):
+    """The edge-program script passes on the stock stack and fails with a realistic fault
+    in to_edge's logsumexp decomposition installed first (the script stays standalone)."""
+    case = tmp_path / "edge_logsumexp.py"
     case.write_text(_EDGE_CASE)
-    done = export_case(case, folder / "out", run=False)
-    assert (done.kinds, done.check) == (("exir.edge-result",), "EDGE")
-    return done.folder / "repro.py"
-
-
-def test_an_edge_result_script_passes_where_to_edge_is_right(edge_script):
-    text = edge_script.read_text()
-    assert "to_executorch(" not in text.split("# ---- the check", 1)[1]  # no runtime
-    status, output = run_script(edge_script)
-    assert status == 0, output
-    assert "OK: export and to_edge succeed" in output and "DIVERGES" not in output
-
-
-def test_an_edge_result_script_shows_a_faulty_decomposition(edge_script):
-    """The script run with the fault plugin installed first (the script itself stays
-    standalone): to_edge's logsumexp decomposition squeezes one reduced dim only."""
+    done = export_case(case, tmp_path / "out")
+    assert (done.outcome, done.stage) == ("ok", "to_edge")
+    script = done.folder / "repro.py"
+    assert "to_executorch" not in script.read_text()  # the runtime had no part in it
     run = (
         "import runpy, sys\n"
         "import benchmarks.faults.logsumexp_squeeze_first\n"
         "sys.argv = [sys.argv[1]]\n"
         "runpy.run_path(sys.argv[0], run_name='__main__')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", run, str(edge_script)],
+    faulty = subprocess.run(
+        [sys.executable, "-c", run, str(script)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert done.returncode == 1, done.stdout + done.stderr[-2000:]
-    assert "DIVERGES: call 0: output 0: shape (4, 4), expected (4,)" in done.stdout
+    assert faulty.returncode == 1, faulty.stdout + faulty.stderr[-2000:]
+    assert "AssertionError" in faulty.stderr and "shape" in faulty.stderr
+    assert run_script(script, "exir").outcome == "ok"
 
 
-def _replay_reproduces(case: Path, lane: str, kinds: tuple[str, ...]) -> bool:
-    """Whether `python -m fuzz replay CASE --fixes off --speedups off` (the stock stacks)
-    shows one of `kinds` on lane/cpu."""
-    done = subprocess.run(
-        [sys.executable, "-m", "fuzz", "replay", str(case), "--fixes", "off", "--isolate"]
-        + ["--speedups", "off"]
-        + ["--lanes", lane, "--devices", "cpu", "--json", "-"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    results = json.loads(done.stdout)["results"]
-    ran = [r for r in results if r["lane"] == lane and r["device"] == "cpu"]
-    assert ran and all(r["status"] != "error" for r in ran), ran
-    return any(d["kind"] in kinds for r in ran for d in r["divergences"])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
-def test_the_script_agrees_with_the_stock_replay(case, tmp_path):
-    done = export_case(case, tmp_path, run=False)
-    status, output = run_script(done.folder / "repro.py")
-    assert status in (0, 1, 2), f"the script failed ({status}):\n{output}"
-    if status == 2:
-        # a kind the script cannot check, or a .pte holding the harness's custom ops,
-        # which the stock runtime has no kernel for (the harness runs its own)
-        assert "UNSUPPORTED: " in output
-        assert done.check is None or "harness's custom ops" in output, output
-        pytest.skip(output.splitlines()[-1][:200])
-    assert ("DIVERGES: " in output) == (status == 1), output
-    assert ("OK: " in output) == (status == 0), output
-    replayed = _replay_reproduces(case, done.lane, done.kinds)
-    assert (status == 1) == replayed, (
-        f"script {'reproduces' if status == 1 else 'does not reproduce'}, "
-        f"replay --fixes off --speedups off {'does' if replayed else 'does not'}:\n{output}"
-    )
+def test_the_command_line_writes_the_files_and_the_index(tmp_path):
+    case = ROOT / "corpus" / "thunder_copy_broadcast.py"
+    assert cli(["repro", str(case), "--out", str(tmp_path)]) == 0
+    folder = tmp_path / "thunder_copy_broadcast"
+    assert {p.name for p in folder.iterdir()} == {"repro.py", "ISSUE.md", "repro.json"}
+    issue = (folder / "ISSUE.md").read_text()
+    for section in ("## 🐛 Bug", "#### Code sample", "### Expected behavior", "### Environment"):
+        assert section in issue
+    assert "thunder_copy_broadcast/ISSUE.md" in (tmp_path / "README.md").read_text()
+    assert cli(["repro", str(tmp_path / "missing.py"), "--out", str(tmp_path)]) == 2

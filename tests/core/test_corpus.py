@@ -489,3 +489,23 @@ def test_also_sets_aside_the_divergences_of_the_bugs_a_case_names_and_no_others(
     (tmp_path / "this_bug.py").write_text(body + "ALSO = ('no_such_case',)\n")
     with pytest.raises(CaseError, match="ALSO names 'no_such_case'"):
         set_aside(load_case(tmp_path / "this_bug.py"), [crash])
+
+
+def test_every_case_says_what_to_file_upstream_in_the_maintainers_words():
+    """TITLE and DESCRIBE become the upstream issue (fuzz/repro_export/issue.py): set on
+    every case, without a word of the harness's own; VARIANT_OF names a case of the
+    corpus, and following it ends at a root cause (no cycle)."""
+    from fuzz.case import case_metadata
+    from fuzz.repro_export.issue import harness_words
+
+    metas = {p.stem: case_metadata(p.read_text()) for p in sorted(CORPUS.glob("*.py"))}
+    for name, meta in metas.items():
+        assert meta.get("TITLE") and meta.get("DESCRIBE"), name
+        assert len(meta["TITLE"]) <= 100, name
+        words = harness_words(meta["TITLE"] + "\n" + meta["DESCRIBE"])
+        assert not words, (name, words)
+        seen, at = {name}, name
+        while metas[at].get("VARIANT_OF"):
+            at = metas[at]["VARIANT_OF"]
+            assert at in metas and at not in seen, (name, at)
+            seen.add(at)

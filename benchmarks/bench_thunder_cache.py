@@ -293,12 +293,14 @@ def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
     return rows
 
 
-def run_generated(mode: str, programs: int, seed: int) -> dict:
-    """The Thunder lane over `programs` generated programs (see the module docstring)."""
+def run_generated(mode: str, programs: int, seed: int, night: bool = False) -> dict:
+    """The Thunder lane over `programs` generated programs (see the module docstring);
+    `night`: drawn as a default night's first worker draws them (benchmarks.draws.
+    night_draws: the nightly profile, rounds, the op focus)."""
     from collections import Counter
 
     _, cache = _thunder_for(mode)
-    from benchmarks.draws import each_case
+    from benchmarks.draws import each_case, night_draws
     from fuzz.backends.eager import run_eager
     from fuzz.backends.thunder import ThunderLane
     from fuzz.defaults import MAX_OPS
@@ -317,7 +319,11 @@ def run_generated(mode: str, programs: int, seed: int) -> dict:
         totals["unsound-hits"] += sum(d.kind == "thunder.unsound-hit" for d in report.divergences)
 
     t0 = time.perf_counter()
-    each_case(run, programs, "thunder", seed=seed, max_ops=MAX_OPS)
+    if night:
+        for generated in night_draws(programs, seed, "thunder"):
+            run(generated)
+    else:
+        each_case(run, programs, "thunder", seed=seed, max_ops=MAX_OPS)
     return {"mode": mode, "seconds": time.perf_counter() - t0, **totals}
 
 
@@ -326,7 +332,7 @@ def run_generated(mode: str, programs: int, seed: int) -> dict:
 # ------------------------------------------------------------------------------------
 
 
-def why_missed(programs: int, seed: int) -> None:
+def why_missed(programs: int, seed: int, night: bool = False) -> None:
     """Prints, for each missed legal hit of the fixed cache, the check that rejected the
     call in the entry whose trace it has (see the module docstring)."""
     import re
@@ -379,7 +385,13 @@ def why_missed(programs: int, seed: int) -> None:
                 example.setdefault(form, (text[:300], generated.source, i))
             seen += [(e, trace) for e in entries if e not in before]
 
-    each_case(run, programs, "thunder", seed=seed, max_ops=MAX_OPS)
+    if night:
+        from benchmarks.draws import night_draws
+
+        for generated in night_draws(programs, seed, "thunder"):
+            run(generated)
+    else:
+        each_case(run, programs, "thunder", seed=seed, max_ops=MAX_OPS)
     print(dict(totals))
     for form, n in forms.most_common():
         text, source, call = example[form]
@@ -410,16 +422,40 @@ def main() -> None:
         metavar="N",
         help="diagnose: the check behind each missed legal hit of the fix on N programs",
     )
+    parser.add_argument(
+        "--night",
+        action="store_true",
+        help="draw the generated programs as a default night's first worker draws them "
+        "(the nightly profile, rounds, the op focus), not with the plain strategy",
+    )
+    parser.add_argument(
+        "--seeds",
+        default="",
+        help="comma-separated Hypothesis seeds for the generated programs (default: --seed)",
+    )
+    parser.add_argument(
+        "--plugin",
+        default=None,
+        metavar="MODULE",
+        help="import MODULE in each mode's process first (a fault plugin: benchmarks/faults/)",
+    )
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--child-generated", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [s for s in args.sequences.split(",") if s]
     if args.why:
-        why_missed(args.why, args.seed)
+        why_missed(args.why, args.seed, args.night)
         return
     if args.child:
+        if args.plugin:
+            import importlib
+
+            sys.path.insert(0, str(ROOT))
+            _thunder_for("constant")  # Thunder imported as the lane imports it, first
+            importlib.import_module(args.plugin)
         if args.child_generated:
-            print("GENERATED " + json.dumps(run_generated(args.child, args.programs, args.seed)))
+            result = run_generated(args.child, args.programs, args.seed, args.night)
+            print("GENERATED " + json.dumps(result))
         else:
             print("ROWS " + json.dumps(run_mode(args.child, args.reps, only)))
         return
@@ -430,6 +466,7 @@ def main() -> None:
 
     def child(mode: str, *extra: str) -> str:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, *extra]
+        cmd += ["--plugin", args.plugin] if args.plugin else []
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             sys.exit(f"{mode} failed (rc={proc.returncode}):\n{proc.stderr[-4000:]}")
@@ -441,6 +478,9 @@ def main() -> None:
             sys.exit(f"{mode}: no {tag} line in the child's output")
         return json.loads(lines[-1][len(tag) + 1 :])
 
+    if args.night:  # the night's programs only: no hand-written sequences
+        generated_table(args, child, last_line)
+        return
     # The machine may be shared: modes run in alternating order over the rounds, and each
     # timing is the minimum over the rounds (counts are deterministic and must agree).
     merged: dict[tuple[str, str], dict] = {}
@@ -491,28 +531,43 @@ def main() -> None:
             f"{statistics.mean(r['lookup_us'] for r in mine):.1f}"
         )
 
+    generated_table(args, child, last_line)
+
+
+def generated_table(args, child, last_line) -> None:
+    """Generated programs: one run per mode and seed (counts; the same programs in each
+    mode), then per mode the missed legal hits per program over all seeds."""
     if args.programs <= 0:
         return
-    # Generated programs: one run per mode (counts only; the same programs in each mode).
+    seeds = [int(x) for x in args.seeds.split(",") if x] or [args.seed]
+    modes = ("symbolic-stock", "symbolic-fixed") if args.night else MODES
     gen = []
-    for mode in MODES:
-        extra = ["--child-generated", "--programs", str(args.programs), "--seed", str(args.seed)]
-        gen.append(last_line(child(mode, *extra), "GENERATED", mode))
+    for seed in seeds:
+        for mode in modes:
+            extra = ["--child-generated", "--programs", str(args.programs), "--seed", str(seed)]
+            extra += ["--night"] if args.night else []
+            gen.append(last_line(child(mode, *extra), "GENERATED", mode) | {"seed": seed})
+    how = "as a default night draws them" if args.night else "Thunder lane strategy"
     print()
-    print(f"generated programs (Thunder lane strategy, seed {args.seed}):")
+    print(f"generated programs ({how}, seeds {seeds}):")
     header = (
-        f"{'mode':<15} {'programs':>8} {'calls':>6} {'hits':>5} {'misses':>6} "
+        f"{'seed':>5} {'mode':<15} {'programs':>8} {'calls':>6} {'hits':>5} {'misses':>6} "
         f"{'missed legal':>12} {'per program':>11} {'unsound':>7} {'seconds':>7}"
     )
     print(header)
     print("-" * len(header))
     for g in gen:
         print(
-            f"{g['mode']:<15} {g['programs']:>8} {g.get('calls-checked', 0):>6} "
+            f"{g['seed']:>5} {g['mode']:<15} {g['programs']:>8} {g.get('calls-checked', 0):>6} "
             f"{g.get('hits', 0):>5} {g.get('misses', 0):>6} {g.get('missed-legal-hits', 0):>12} "
             f"{g.get('missed-legal-hits', 0) / max(1, g['programs']):>11.3f} "
             f"{g.get('unsound-hits', 0):>7} {g['seconds']:>7.0f}"
         )
+    for mode in modes:
+        mine = [g for g in gen if g["mode"] == mode]
+        missed = sum(g.get("missed-legal-hits", 0) for g in mine)
+        programs = sum(g["programs"] for g in mine)
+        print(f"  {mode:<15} {missed / max(1, programs):.3f} missed legal hits per program")
 
 
 def sequences_order(rows):

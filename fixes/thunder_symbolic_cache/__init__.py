@@ -37,7 +37,9 @@ prologue is built (`unpack_inputs`), the log becomes one extra prologue check,
 `check_symbolic_decisions(leaves...)`, that recomputes each expression from the new
 inputs and raises `SymbolicDecisionChanged` (a miss) if any decision would go
 differently; decisions that cannot be replayed pin the inputs they depend on (or every
-symbolic input), which is always sound. Number inputs also get an exact type check.
+symbolic input), which is always sound. Number inputs the computation takes also get an
+exact type check (one it does not take reaches the trace only through replayed
+observations).
 
 One pass after tracing decides on symbolic sizes too: when inputs of the call share
 storage (Thunder's prologue checks only *which* inputs share storage,
@@ -50,13 +52,18 @@ the decisions logged while `insert_alias_updates` runs are compiled into its ali
 (shown with "(alias handling)" in the prologue); any failure there pins every symbolic
 input.
 
-Three narrowings keep the log to what the trace depends on (issue #21: the Thunder lane's
+Four narrowings keep the log to what the trace depends on (issue #21: the Thunder lane's
 generated programs missed calls whose trace an entry already had):
 
 * a call of a `thunder.torch.meta_adaptor` meta (every `torch.library` custom op and the
   auto-registered torch ops) logs one decision that replays the meta on fake tensors
-  (`metas`), not a pin per size and number it read; an output tensor that nothing in the
-  finished computation consumes is compared without its (static) sizes;
+  (`metas`), not a pin per size and number it read; at the top level of the trace its
+  output sizes become symbolic (expressions of the replay, defined by `prims.shape`), so
+  the decision compares the outputs' rank, dtype and device, and what the trace decides
+  on the sizes is replayed; elsewhere an output tensor that nothing in the finished
+  computation consumes is compared without its (static) sizes;
+* `clang.arange`'s `math.isfinite` checks decide a number's finiteness, not its exact
+  value (`spurious_decisions`);
 * the `or` chains of Thunder's shape checks (`broadcast_in_dim_meta`, `expand_impl`,
   `compute_broadcast_shape`) are logged as one decision each, the chain's truth plus
   which of its comparisons ran where those are bound into the trace (`or_checks`):
@@ -133,7 +140,7 @@ FIX = register(
             'cache="symbolic values": record every decision taken on a symbolic value while '
             "tracing (comparisons' truth, __index__/__int__/__float__/__hash__, broadcasting, "
             "value reads) and replay them in the prologue, so a call hits only when each "
-            "decision would go the same way; number inputs are type-checked"
+            "decision would go the same way; number inputs the computation takes are type-checked"
         ),
         versions="==0.2.6",
         covers=lambda v: v == Version("0.2.6"),

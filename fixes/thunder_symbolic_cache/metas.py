@@ -27,7 +27,15 @@ dict proxies, unknown kinds) keep their per-input decisions.
 
 Number outputs of such a meta become expressions of the replay too (an `_Op` on the same
 arguments), where they were of unknown origin before (a decision on them pinned every
-symbolic input of the trace).
+symbolic input of the trace). So do the sizes of its output tensors
+(`symbolic_output_sizes`): stock `meta_adaptor` makes them plain ints, so the trace
+depended on their exact values and the replay had to compare them; made `IntegerProxy`s
+(their expression the replay's, `prims.shape` of the output bound right after the call so
+the computation defines them, as it does for an op of Thunder's own), every decision the
+trace takes on them is recorded and replayed, and the meta's own decision compares the
+outputs' rank, dtype, device and requires_grad only. `head(x, n).reshape(2, -1)` then
+serves any even `n` other than 2 from one entry; a night's 150 programs missed 11 legal
+hits on the sizes compared exactly (2026-12-06).
 
 The replay is memoised per argument values (types included: `2`, `2.0` and `True` are
 different keys), so a prologue that runs it for the same sizes again pays a dict lookup.
@@ -192,11 +200,69 @@ def record_meta_call(rec, start: int, torch_func, args, kwargs, result) -> None:
     kept = [d for d in rec.decisions[start:] if id(d[0]) not in own]
     del rec.decisions[start:]
     rec.decisions.extend(kept)
-    rec.decisions.append((_Op(replay, arg_nodes), "value", observed))
+    free = symbolic_output_sizes(rec, replay, arg_nodes, out_flat)
+    if free:
+        rec.decisions.append(
+            (_Op(_SizesOf(replay, free), arg_nodes), "value", _without_sizes(observed, free))
+        )
+    else:
+        rec.decisions.append((_Op(replay, arg_nodes), "value", observed))
     for pos, o in enumerate(out_flat):
         if isinstance(o, rec.NumberProxy) and id(o) not in rec.nodes:
             rec.nodes[id(o)] = _Op(_OutputNumber(replay, pos), arg_nodes)
             rec.keep.append(o)
+
+
+class _OutputSize:
+    """Size `dim` of the `pos`-th output of a replay (a tensor output of the meta)."""
+
+    __slots__ = ("replay", "pos", "dim", "__name__")
+
+    def __init__(self, replay, pos, dim):
+        self.replay, self.pos, self.dim = replay, pos, dim
+        self.__name__ = f"{replay.__name__}[{pos}].shape[{dim}]"
+
+    def __call__(self, *values):
+        return self.replay(*values)[self.pos][1][self.dim]
+
+
+def symbolic_output_sizes(rec, replay, arg_nodes, out_flat) -> frozenset:
+    """Makes the sizes of the meta's output tensors symbolic, as an op of Thunder's own
+    would: each static size becomes an `IntegerProxy` (constrainable, like an input's
+    size) whose expression is the replay's, and `prims.shape` of the output is bound
+    right after the call so the computation defines them. Everything the trace goes on to
+    decide on those sizes is then recorded (and replayed) as a decision on the meta's
+    arguments, and the meta's own decision no longer needs the sizes equal: a custom op
+    called on other sizes (`bmul(x, y)` with (6, 3) after (5, 3)) can hit the entry
+    where its trace is the same. Returns the positions of the outputs made symbolic.
+
+    Only at the top level of the trace: inside another symbol the sizes would be defined
+    in its subsymbols, which the executors do not run."""
+    from functools import reduce
+    from operator import mul
+
+    import thunder.core.prims as prims
+    from thunder.core.proxies import CONSTRAINT, IntegerProxy
+    from thunder.core.trace import get_tracectx
+
+    trace = get_tracectx()
+    if trace is None or len(trace.scopes) != 1:
+        return frozenset()
+    free = set()
+    for pos, o in enumerate(out_flat):
+        if not isinstance(o, rec.TensorProxy) or not o._shape:
+            continue
+        if not all(type(d) is int for d in o._shape):
+            continue
+        sizes = tuple(IntegerProxy(value=d, constraint=CONSTRAINT.CONSTRAINABLE) for d in o._shape)
+        for dim, size in enumerate(sizes):
+            rec.nodes[id(size)] = _Op(_OutputSize(replay, pos, dim), arg_nodes)
+            rec.keep.append(size)
+        o._shape = sizes
+        o._numel = lambda *args, o=o: reduce(mul, o._shape, 1)
+        prims.shape(o)  # binds `(i.., ) = prims.shape(o)`: the sizes are defined
+        free.add(pos)
+    return frozenset(free)
 
 
 def _replay_of(rec, torch_func, args, kwargs, result):

@@ -21,14 +21,18 @@ other replacements always run as plain Python (symbols, lookasides and the inter
 own `JitCtx.proxify` are called, not interpreted; the tracing entry points run outside
 the interpreter) and may use globals.
 
-Two Thunder helpers are adjusted so that they do not create pins or decisions that the
+Four Thunder helpers are adjusted so that they do not create pins or decisions that the
 replay makes unnecessary:
 * the interpreter's `bool` lookaside no longer marks the proxy static while recording (the
   `__bool__` decision is replayed instead): `if s > 0` then admits any positive `s`,
   where stock Thunder pins `s` to its traced value;
 * `utils.same_shape` compares lengths first: `tuple(a) == tuple(b)` compares elements
   before lengths, which records a spurious `b[0] == a[0]` when a 1-D shape is compared
-  with a 2-D one during broadcasting.
+  with a 2-D one during broadcasting;
+* `clang.arange`'s `math.isfinite` checks decide a number proxy's finiteness, not its
+  exact value (`float()`);
+* `einsum`'s `opt_einsum.contract_path` decides the contraction order, not the operands'
+  exact sizes (`int()`).
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ from fixes.thunder_symbolic_cache.recorder import (
     _Recorder,
 )
 from fixes.thunder_symbolic_cache.spurious_decisions import (
+    MathWithFiniteness,
+    OptEinsumPathDecided,
     bool_lookaside_without_static_pin,
     same_shape_lengths_first,
 )
@@ -132,6 +138,7 @@ def _meta_func_code(thunder_torch):
 
 
 def _table(thunder, jit_ext, proxies, tutils) -> list[Patch]:
+    import thunder.clang as clang
     import thunder.torch as thunder_torch
     from thunder.core.compile_data import get_cache_option
     from thunder.core.options import CACHE_OPTIONS
@@ -196,8 +203,16 @@ def _table(thunder, jit_ext, proxies, tutils) -> list[Patch]:
             functools.partial(bool_lookaside_without_static_pin, NumberProxy),
             item=True,
         ),
-        # 7. `utils.same_shape`: lengths first (see the module docstring).
+        # 7. `utils.same_shape`: lengths first; `clang`'s `math.isfinite` of a number
+        #    proxy decided as finiteness (see the module docstring).
         Patch.wrap(tutils, "same_shape", same_shape_lengths_first),
+        Patch.set(clang, "math", MathWithFiniteness(clang.math, NumberProxy, proxies.IntegerProxy)),
+        # 7b. einsum's contraction order decided as such, not by the exact sizes.
+        Patch.set(
+            thunder_torch,
+            "opt_einsum",
+            OptEinsumPathDecided(thunder_torch.opt_einsum, NumberProxy, TensorProxy),
+        ),
         # 8. The recording window, and the prologue check.
         Patch.set(jit_ext, "thunder_general_jit", general_jit),
         # acquire_initial_trace looks it up here:

@@ -35,11 +35,12 @@ fresh trace does on 0.2.6), and a call with another tensor passed twice must sti
 Issue #21 (the fix must not miss where an entry already has the call's trace): the
 `*_keep` cases `stack_size1`, `stack_from_size1`, `expand_new_dim` (the `or` chains of
 Thunder's shape checks, logged as one decision), `custom_head` (a `meta_adaptor` meta,
-replayed instead of pinning every input size) and `narrow_returned` (a meta output that
-nothing consumes: its sizes are not compared) come from the Thunder lane's generated
-programs and missed before; `expand_rows_flip`, `custom_head_flip` and
-`narrow_shape_branch_flip` must keep missing (the chain fails; the meta's output size is
-baked into the trace; the output's size is read by a branch).
+replayed instead of pinning every input size), `custom_head_other_n` (the meta's output
+sizes symbolic: what the trace decides on them is replayed, not their values) and
+`narrow_returned` (a meta output that nothing consumes: its sizes are not compared) come
+from the Thunder lane's generated programs and missed before; `expand_rows_flip`,
+`custom_head_flip` and `narrow_shape_branch_flip` must keep missing (the chain fails; a
+branch on the meta's output size flips; the output's size is read by a branch).
 
 Also: the prologue shows the replayed decisions; applying is idempotent; a failure inside
 the recorder pins every symbolic input (sound) instead of breaking the trace; the version
@@ -91,6 +92,10 @@ def m_dict(a):
 
 def n_mul(a, s):
     return a * s
+
+
+def log1p_number(a, n):
+    return a * math.log1p(n)
 
 
 def sqrt_size(a):
@@ -149,6 +154,18 @@ def expand_new_dim(a, n):
     return a.unsqueeze(0).expand(n, *a.shape)
 
 
+def arange_rows(a):
+    import torch
+
+    return a * torch.arange(a.shape[1])
+
+
+def einsum_chain(a, b, c):
+    import torch
+
+    return torch.einsum("ij,jk,kl->il", a, b, c)
+
+
 def expand_rows(a, n):
     return a.expand(n, a.shape[1])
 
@@ -157,6 +174,13 @@ def head_rows(a, n):
     import torch
 
     return torch.ops.fuzz.head(a, n).reshape(2, -1)
+
+
+def head_branch(a, n):
+    import torch
+
+    v = torch.ops.fuzz.head(a, n)
+    return v * 2 if v.shape[0] > 4 else v + 1
 
 
 def narrow_min(a, n):
@@ -210,13 +234,20 @@ def _inputs():
         # with a size-2 row it fails (a fresh trace raises; stock Thunder hits and the
         # stale broadcast fails at run time).
         "expand_rows_flip": (expand_rows, (R(1, 3), 4), (R(2, 3), 4)),
-        # A custom op's meta (`meta_adaptor`) gives head(a, n) the static shape (n,), and
-        # reshape(2, -1) bakes it into the trace: another n must miss.
-        "custom_head_flip": (head_rows, (R(2, 3), 4), (R(2, 3), 6)),
+        # A custom op's meta (`meta_adaptor`) gives head(a, n) the shape (n,); a branch
+        # on that size is a decision on the meta's output: another n that flips it misses.
+        "custom_head_flip": (head_branch, (R(2, 3), 4), (R(2, 3), 6)),
         # narrow's meta (auto-registered: meta_adaptor) gives the output static sizes;
         # reading `v.shape` consumes the output, so its sizes stay compared and the
         # branch on them is kept.
         "narrow_shape_branch_flip": (narrow_shape_branch, (R(3), 3), (R(3), 1)),
+        # opt_einsum picks the contraction order from the sizes: (a @ b) @ c, then, with
+        # the small dims elsewhere, a @ (b @ c). The order is the decision: it flips.
+        "einsum_order_flip": (
+            einsum_chain,
+            (R(2, 30), R(30, 3), R(3, 40)),
+            (R(40, 3), R(3, 30), R(30, 2)),
+        ),
     }
     keep = {
         "g_add_keep": (g_add, (R(2, 3), R(3)), (R(4, 5), R(5))),
@@ -250,6 +281,26 @@ def _inputs():
         # (`torch.empty(a.shape)`) and `n`, each logged as a pin; the output (n,) depends
         # on n only, so another size of `a` keeps the trace.
         "custom_head_keep": (head_rows, (R(2, 3), 4), (R(5, 3), 4)),
+        # The meta's output sizes are symbolic (an expression of the meta's arguments), as
+        # an op of Thunder's own makes them: reshape(2, -1) of (n,) decides only that n is
+        # even and not 2, so another such n keeps the trace. (They were static: the size
+        # was baked into the trace and this missed.)
+        "custom_head_other_n_keep": (head_rows, (R(2, 3), 4), (R(2, 3), 6)),
+        # arange checks its stop with math.isfinite: a decision on finiteness (every size
+        # is finite), not on the exact value that float() would pin (2026-12-06: 115
+        # float pins in a 150-program night).
+        "arange_size_keep": (arange_rows, (R(2, 3),), (R(2, 5),)),
+        # n reaches the trace only as float(n), replayed as such: 3 and 3.0 give the same
+        # trace, so the number's type is not checked (n_int_then_float, where the
+        # computation takes n, still misses).
+        "log1p_int_then_float_keep": (log1p_number, (R(2, 3), 3), (R(2, 3), 3.0)),
+        # opt_einsum reads every size with int() to pick the contraction order; the order
+        # is what the trace depends on, and here it stays.
+        "einsum_order_keep": (
+            einsum_chain,
+            (R(2, 30), R(30, 3), R(3, 40)),
+            (R(3, 30), R(30, 3), R(3, 40)),
+        ),
         # A meta output that nothing consumes (only returned): its static size is in the
         # trace's annotation only, so another size hits (rank and dtype are compared).
         "narrow_returned_keep": (narrow_min, (R(3), 3), (R(3), 1)),
@@ -260,16 +311,17 @@ def _inputs():
 FLIP_CASES = (
     "f_tuple_eq g_add h_eq k_range m_dict n_int_then_float sqrt_size all_gt numel_gt numel_min "
     "mod_eq lt split_rows alias_shape_flip expand_rows_flip custom_head_flip "
-    "narrow_shape_branch_flip"
+    "narrow_shape_branch_flip einsum_order_flip"
 ).split()
 KEEP_CASES = (
     "g_add_keep h_eq_keep add_equal_shapes n_int_then_int lt_keep numel_gt_keep scalar_gt_keep "
     "relu_any_shape reshape_numel unused_alias_halves alias_same_tensor_keep "
     "stack_size1_keep stack_from_size1_keep expand_new_dim_keep custom_head_keep "
+    "custom_head_other_n_keep arange_size_keep einsum_order_keep log1p_int_then_float_keep "
     "narrow_returned_keep"
 ).split()
 # Run with the Thunder lane's executors (custom_op_ex runs the harness's custom ops).
-CUSTOM_OP_CASES = {"custom_head_flip", "custom_head_keep"}
+CUSTOM_OP_CASES = {"custom_head_flip", "custom_head_keep", "custom_head_other_n_keep"}
 # Misses on stock Thunder too: its static pins reach the sizes (see the module docstring).
 STOCK_MISSES = {"numel_gt", "numel_gt_keep", "scalar_gt_keep"}
 # The second inputs cannot be jitted by Thunder 0.2.6 at all (a fresh trace raises too):

@@ -293,18 +293,25 @@ def run_mode(mode: str, reps: int, only: list[str]) -> list[dict]:
     return rows
 
 
-def run_generated(mode: str, programs: int, seed: int, night: bool = False) -> dict:
+def run_generated(
+    mode: str, programs: int, seed: int, night: bool = False, lookup_reps: int = 0
+) -> dict:
     """The Thunder lane over `programs` generated programs (see the module docstring);
     `night`: drawn as a default night's first worker draws them (benchmarks.draws.
-    night_draws: the nightly profile, rounds, the op focus)."""
+    night_draws: the nightly profile, rounds, the op focus). With `lookup_reps`, each
+    program's calls are also run on a jit of their own, and Thunder's cache lookup is
+    timed for each call against the final cache (the fix's prologue checks, custom-op
+    meta replays included): `lookup_us` is the mean over the calls."""
     from collections import Counter
 
-    _, cache = _thunder_for(mode)
+    thunder, cache = _thunder_for(mode)
     from benchmarks.draws import each_case, night_draws
     from fuzz.backends.eager import run_eager
     from fuzz.backends.thunder import ThunderLane
+    from fuzz.backends.thunder.lane import _executors
     from fuzz.defaults import MAX_OPS
-    from fuzz.tensors import materialize
+    from fuzz.observe import observe_call
+    from fuzz.tensors import copy_args, materialize
 
     lane = ThunderLane(cache=cache, control=False)
     totals: Counter = Counter()
@@ -317,14 +324,22 @@ def run_generated(mode: str, programs: int, seed: int, night: bool = False) -> d
         for k in ("calls-checked", "hits", "misses", "missed-legal-hits"):
             totals[k] += report.counters.get(k, 0)
         totals["unsound-hits"] += sum(d.kind == "thunder.unsound-hit" for d in report.divergences)
+        if lookup_reps:
+            jf = thunder.jit(generated.case.program, cache=cache, executors=_executors(thunder))
+            ok = [args for args in calls if observe_call(jf, copy_args(args)).error is None]
+            lookups.extend(_lookup_seconds(thunder, jf, copy_args(a), lookup_reps) for a in ok)
 
+    lookups: list[float] = []
     t0 = time.perf_counter()
     if night:
         for generated in night_draws(programs, seed, "thunder"):
             run(generated)
     else:
         each_case(run, programs, "thunder", seed=seed, max_ops=MAX_OPS)
-    return {"mode": mode, "seconds": time.perf_counter() - t0, **totals}
+    out = {"mode": mode, "seconds": time.perf_counter() - t0, **totals}
+    if lookups:
+        out["lookup_us"] = 1e6 * statistics.mean(lookups)
+    return out
 
 
 # ------------------------------------------------------------------------------------
@@ -439,6 +454,14 @@ def main() -> None:
         metavar="MODULE",
         help="import MODULE in each mode's process first (a fault plugin: benchmarks/faults/)",
     )
+    parser.add_argument(
+        "--lookup-reps",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with the generated programs: time the cache lookup of each call (median of "
+        "N), against a jit of its own run through the calls",
+    )
     parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--child-generated", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -454,7 +477,9 @@ def main() -> None:
             _thunder_for("constant")  # Thunder imported as the lane imports it, first
             importlib.import_module(args.plugin)
         if args.child_generated:
-            result = run_generated(args.child, args.programs, args.seed, args.night)
+            result = run_generated(
+                args.child, args.programs, args.seed, args.night, args.lookup_reps
+            )
             print("GENERATED " + json.dumps(result))
         else:
             print("ROWS " + json.dumps(run_mode(args.child, args.reps, only)))
@@ -546,6 +571,7 @@ def generated_table(args, child, last_line) -> None:
         for mode in modes:
             extra = ["--child-generated", "--programs", str(args.programs), "--seed", str(seed)]
             extra += ["--night"] if args.night else []
+            extra += ["--lookup-reps", str(args.lookup_reps)] if args.lookup_reps else []
             gen.append(last_line(child(mode, *extra), "GENERATED", mode) | {"seed": seed})
     how = "as a default night draws them" if args.night else "Thunder lane strategy"
     print()
@@ -562,6 +588,7 @@ def generated_table(args, child, last_line) -> None:
             f"{g.get('hits', 0):>5} {g.get('misses', 0):>6} {g.get('missed-legal-hits', 0):>12} "
             f"{g.get('missed-legal-hits', 0) / max(1, g['programs']):>11.3f} "
             f"{g.get('unsound-hits', 0):>7} {g['seconds']:>7.0f}"
+            + (f"  lookup {g['lookup_us']:.1f} us/call" if "lookup_us" in g else "")
         )
     for mode in modes:
         mine = [g for g in gen if g["mode"] == mode]

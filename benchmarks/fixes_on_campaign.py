@@ -38,6 +38,13 @@ def main() -> None:
     parser.add_argument("--fixes", default="on")
     parser.add_argument("--corpus", action="append", default=None)
     parser.add_argument("--out", default="fuzz-out/fixes-on")
+    parser.add_argument(
+        "--json",
+        default=None,
+        metavar="PATH",
+        help="also write the figures as JSON: programs, unrecognised, and per corpus case "
+        "the programs that showed its registered bug",
+    )
     args = parser.parse_args()
     print("fixes:", fixes.apply(args.fixes), fixes.package_versions(), flush=True)
     index = CorpusIndex.of(DirectoryCorpus(c) for c in args.corpus or ["corpus"])
@@ -45,6 +52,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     stats: Counter = Counter()
     known: Counter = Counter()  # (kind, corpus case) -> programs
+    by_bug: Counter = Counter()  # corpus case -> programs that showed its bug (any kind)
     new: Counter = Counter()  # bucket -> programs
 
     def on_example(generated, result) -> None:
@@ -54,15 +62,17 @@ def main() -> None:
         for r in result.reports:
             stats.update({k: v for k, v in r.counters.items() if k in ("hits", "misses")})
         facts = facts_of(generated)
-        unrecognised = []
+        unrecognised, shown = [], set()
         for d in result.divergences:
             item = d.to_json()
             names = index.known_as(item, generated.source)
             if names:
                 known.update({(d.kind, name) for name in names})
+                shown.update(names)
             else:
                 item["bucket"] = bucket_of(item, facts)
                 unrecognised.append(item)
+        by_bug.update(shown)
         for bucket in {d["bucket"] for d in unrecognised}:
             new[bucket] += 1
         if unrecognised:
@@ -93,6 +103,18 @@ def main() -> None:
     for bucket, n in new.most_common():
         print(f"  {n:4d}  {bucket}")
     print(f"programs with unrecognised divergences written to {out}/")
+    if args.json:
+        figures = {
+            "lane": args.lane,
+            "seed": args.seed,
+            "fixes": args.fixes,
+            "programs": stats["programs"],
+            "skipped": stats["skipped"],
+            "unrecognised_programs": sum(new.values()),
+            "unrecognised_buckets": sorted(new),
+            "programs_by_registered_bug": dict(sorted(by_bug.items())),
+        }
+        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -175,8 +175,10 @@ def _thunder_targets() -> dict:
     from fixes.compat_thunder_named_tensor import import_thunder
 
     thunder = import_thunder()
+    import thunder.clang as clang
     import thunder.core.jit_ext as jit_ext
     import thunder.core.proxies as proxies
+    import thunder.torch as ltorch
     import thunder.core.utils as tutils
     from thunder.core.symbol import Symbol
 
@@ -187,6 +189,8 @@ def _thunder_targets() -> dict:
         jit_ext: ("thunder_general_jit", "propagate_constraints", "unpack_inputs"),
         thunder: ("thunder_general_jit", "insert_alias_updates"),
         tutils: ("same_shape",),
+        clang: ("math",),
+        ltorch: ("opt_einsum",),
     }
     return {
         "classes": {cls: dict(vars(cls)) for cls in classes},

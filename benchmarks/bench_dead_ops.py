@@ -8,7 +8,7 @@ Draws --programs cases for the lane (Hypothesis, generate phase, --seed, no op f
 and prints the ops drawn, those whose value reaches no program output, and, for `flip`
 (drawn as the focus op, weight 40, in a second pass of 400 programs): flips of several
 dims, those whose flipped dims hold size 1 and a longer dim at some call (where the flip
-fault of benchmarks/faults/thunder_flip_size1.py shows), and how many of those are dead
+fault of tests/faults/thunder_flip_size1.py shows), and how many of those are dead
 (flips of data-dependent sizes are counted apart: the plan gives them no size).
 `--tree` measures another checkout's generator (e.g. a clone of the commit before a
 change): its root goes first on sys.path.

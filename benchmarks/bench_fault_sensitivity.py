@@ -5,7 +5,7 @@ fault benchmark (benchmarks/fault_bench.py), generation and one lane, no campaig
                                                  [--seed 1] [--as-worker] [--fork]
                                                  [--verbose]
 
-FAULT is a name in benchmarks/faults (its lane and, unless --ops, the ops it lives in
+FAULT is a name in tests/faults (its lane and, unless --ops, the ops it lives in
 come from there). Hypothesis draws --programs cases for the lane with those ops as the
 focus, weighted so that about half the programs hold one; each program that holds one
 runs once with the fault installed and, when it diverges, once without: it counts when
@@ -47,11 +47,11 @@ if str(ROOT) not in sys.path:
 
 import fuzz.ops.weights  # noqa: E402
 from benchmarks.draws import each_case  # noqa: E402
-from benchmarks.faults import FAULTS  # noqa: E402
 from fuzz.campaign.focus import Focus  # noqa: E402
 from fuzz.campaign.rounds import ROUND_EXAMPLES  # noqa: E402
 from fuzz.case_runner import run_case  # noqa: E402
 from fuzz.prepare import prepare  # noqa: E402
+from tests.faults import FAULTS  # noqa: E402
 
 # The ops each fault lives in (the fault's own docstring says where it is).
 FAULT_OPS = {

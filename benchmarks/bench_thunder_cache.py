@@ -452,7 +452,7 @@ def main() -> None:
         "--plugin",
         default=None,
         metavar="MODULE",
-        help="import MODULE in each mode's process first (a fault plugin: benchmarks/faults/)",
+        help="import MODULE in each mode's process first (a fault plugin: tests/faults/)",
     )
     parser.add_argument(
         "--lookup-reps",

@@ -1,14 +1,14 @@
 """Fault-injection benchmark (issue #17, item 7): does the nightly campaign find our own
-injected bugs (benchmarks/faults/), how fast, and does it mistake them for registered ones?
+injected bugs (tests/faults/), how fast, and does it mistake them for registered ones?
 
     python benchmarks/fault_bench.py [--faults a,b] [--budget 120] [--workers 2] [--seed 1]
                                      [--out fault-bench-out] [--reuse]
 
 For each lane of the chosen faults, one baseline nightly without any plugin; then, per
-fault, the same nightly with `--plugin benchmarks.faults.<name>`:
+fault, the same nightly with `--plugin tests.faults.<name>`:
 
     python -m fuzz nightly --budget B --workers W --lanes <lane> --hypothesis-seed S
-        --database none --out OUT/<name> [--plugin benchmarks.faults.<name>]
+        --database none --out OUT/<name> [--plugin tests.faults.<name>]
 
 The rule that attributes findings to the fault (simple and honest): a finding counts for
 the fault when its bucket does not appear in the baseline run of its lane (same seed,
@@ -59,7 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.faults import FAULTS  # noqa: E402
+from tests.faults import FAULTS  # noqa: E402
 
 KNOWN = ("known", "duplicate")
 _EVENT = re.compile(r"^\s*(?P<t>[0-9.]+)s new bucket (?P<bucket>.+) \((?P<worker>[^()]*)\)\s*$")
@@ -279,7 +279,7 @@ def markdown(rows: list[dict[str, Any]], baselines: dict[str, dict[str, Any]], a
         "to the first `new bucket` event of a bucket of the fault's findings"
     )
     lines.append(
-        f"- each fault: the baseline's command with `--plugin benchmarks.faults.<name>` "
+        f"- each fault: the baseline's command with `--plugin tests.faults.<name>` "
         f"and `--out {args.out}/<name>` (budget {args.budget} s, {args.workers} worker(s), "
         f"seed {args.seed})"
     )

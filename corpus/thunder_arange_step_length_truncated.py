@@ -19,7 +19,7 @@ promotiontype, int` in `elementwise_type_promotion`. The harness recognises the 
 re-running the sequence with that change (fuzz/backends/thunder/repairs.py,
 "number-rounding"): a divergence that goes away then is this bug.
 
-Found by the fault benchmark's flip plugin (benchmarks/faults/thunder_flip_size1.py),
+Found by the fault benchmark's flip plugin (tests/faults/thunder_flip_size1.py),
 whose faulty fast path read the traced length of `index_select(v, 1, arange(0, n, 2))`
 as 1 and skipped a flip; the same wrong length reaches any shape decision.
 """

@@ -9,4 +9,4 @@ stock re-run (fuzz/campaign/stock.py). tests/campaign/test_stock.py uses it.
 from fuzz import speedups
 
 if speedups.enabled():
-    import benchmarks.faults.thunder_broadcast_max  # noqa: F401  (installs on import)
+    import tests.faults.thunder_broadcast_max  # noqa: F401  (installs on import)

@@ -1,8 +1,8 @@
-"""The fault-injection benchmark's plugins (benchmarks/faults/): each one is live.
+"""The fault-injection benchmark's plugins (tests/faults/): each one is live.
 
 For every fault, a small hand-written case (written here, in the corpus case format)
 runs through `python -m fuzz.outcome CASE LANE cpu --fixes on` in a fresh process: with
-`--plugin benchmarks.faults.NAME` it must diverge with the fault's kind, without it it
+`--plugin tests.faults.NAME` it must diverge with the fault's kind, without it it
 must pass. One test per fault (two subprocesses, ~15-40 s each: each imports torch and
 the lane's stack), so `pytest -n auto` spreads them. Another subprocess checks that every
 plugin uninstalls exactly (the original objects come back).
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.faults import FAULTS
 from fuzz.procs import child_env
+from tests.faults import FAULTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -215,7 +215,7 @@ def test_every_fault_has_a_case_and_a_module():
     assert len(FAULTS) >= 8
     assert set(CASES) == set(FAULTS)
     for name, (module, lane, what, where) in FAULTS.items():
-        assert module == f"benchmarks.faults.{name}"
+        assert module == f"tests.faults.{name}"
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file()
         assert lane == CASES[name][0] and lane in ("exir", "thunder")
         assert what and where
@@ -238,7 +238,7 @@ _UNINSTALL = """
 import importlib, json, sys
 import fixes
 fixes.apply("on")
-from benchmarks.faults import FAULTS
+from tests.faults import FAULTS
 bad = []
 for name, (module, *_rest) in FAULTS.items():
     mod = importlib.import_module(module)
@@ -287,7 +287,7 @@ _LOGSUMEXP_DTYPES = """
 import json, sys, torch
 from torch._decomp import decomposition_table
 stock = decomposition_table[torch.ops.aten.logsumexp.default]
-import benchmarks.faults.logsumexp_squeeze_first as fault
+import tests.faults.logsumexp_squeeze_first as fault
 faulty = decomposition_table[torch.ops.aten.logsumexp.default]
 torch.manual_seed(0)
 rows = {}

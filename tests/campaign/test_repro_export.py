@@ -244,7 +244,7 @@ def test_a_script_shows_a_fault_injected_into_the_stack(tmp_path):
     assert "to_executorch" not in script.read_text()  # the runtime had no part in it
     run = (
         "import runpy, sys\n"
-        "import benchmarks.faults.logsumexp_squeeze_first\n"
+        "import tests.faults.logsumexp_squeeze_first\n"
         "sys.argv = [sys.argv[1]]\n"
         "runpy.run_path(sys.argv[0], run_name='__main__')\n"
     )

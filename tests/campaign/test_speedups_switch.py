@@ -71,13 +71,13 @@ def test_case_files_and_descriptions_say_which_speedups_ran():
         signatures=["abc"],
         switch="on",
         speedups={"switch": "off", "installed": [], "skipped": {}},
-        plugins=("benchmarks.faults.cond_jump",),
+        plugins=("tests.faults.cond_jump",),
         stock="reproduced with the speedups off",
     )
     assert "Speedups: off." in text
-    assert "Found under plugins: benchmarks.faults.cond_jump." in text
+    assert "Found under plugins: tests.faults.cond_jump." in text
     assert "On the stock stacks: reproduced with the speedups off." in text
-    assert "--speedups off --plugin benchmarks.faults.cond_jump" in text
+    assert "--speedups off --plugin tests.faults.cond_jump" in text
 
 
 CASE = '''"""A case for the switch."""

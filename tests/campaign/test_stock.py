@@ -100,7 +100,7 @@ def test_a_night_without_speedups_needs_no_stock_rerun(tmp_path):
     "plugin, verdict",
     [
         ("tests.speedup_only_fault", "not reproduced"),  # a buggy speedup
-        ("benchmarks.faults.thunder_broadcast_max", "reproduced"),  # a bug of the stack
+        ("tests.faults.thunder_broadcast_max", "reproduced"),  # a bug of the stack
     ],
 )
 def test_the_stock_rerun_tells_a_speedup_fault_from_a_stack_fault(tmp_path, plugin, verdict):

@@ -2,7 +2,7 @@
 (static checks only), the edge program runs in eager and its result is compared with
 eager's (fuzz/backends/exir/edge_run.py).
 
-The bad case is real: the test-only fault benchmarks/faults/logsumexp_squeeze_first.py
+The bad case is real: the test-only fault tests/faults/logsumexp_squeeze_first.py
 puts a wrong `logsumexp` decomposition into torch, which to_edge applies. The programs
 also sort and take a cumprod, for which the runtime has no kernel, so before the edge
 check they got no result check at all.
@@ -25,7 +25,7 @@ from fuzz.tensors import materialize
 
 warnings.filterwarnings("ignore")
 
-FAULT = "benchmarks.faults.logsumexp_squeeze_first"
+FAULT = "tests.faults.logsumexp_squeeze_first"
 
 STATIC_ONLY = """
 import torch

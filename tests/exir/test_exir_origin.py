@@ -1,7 +1,7 @@
 """Where the edge program first departs from the ATen program (fuzz/backends/exir/origin.py).
 
 Ground truth comes from real lowering faults: two of the fault benchmark's plugins
-(benchmarks/faults/, installed here for one test and uninstalled after), and an edge
+(tests/faults/, installed here for one test and uninstalled after), and an edge
 graph corrupted by hand. Without a fault the two programs agree and nothing is located.
 """
 
@@ -17,7 +17,7 @@ from fuzz.backends.exir.pipeline import build
 
 
 def _departure(program, args, dims=None, fault: str | None = None):
-    module = importlib.import_module(f"benchmarks.faults.{fault}") if fault else None
+    module = importlib.import_module(f"tests.faults.{fault}") if fault else None
     if module is not None:
         module.install()
     try:

@@ -11,7 +11,7 @@ own (the fix is process-wide), through `benchmarks/bench_thunder_cache.py`:
 * the fix must serve no unsound hit (a hit whose traces differ from a fresh trace's).
 
 And the guard must fire on a real regression: with one extra kind of decision replayed
-(benchmarks/faults/recorder_exact_floats.py: the exact value of every number
+(tests/faults/recorder_exact_floats.py: the exact value of every number
 `math.isfinite` sees, as before 2026-12-06), the same programs miss more than the guard
 allows. The figures of the current code: benchmarks/RESULTS.md (current figures).
 """
@@ -66,6 +66,6 @@ def test_the_fix_misses_no_more_legal_hits_than_stock_and_serves_no_unsound_hit(
 
 
 def test_the_guard_fails_when_the_fix_replays_one_more_kind_of_decision(stock):
-    faulty = _figures("symbolic-fixed", "benchmarks.faults.recorder_exact_floats")
+    faulty = _figures("symbolic-fixed", "tests.faults.recorder_exact_floats")
     assert faulty.get("unsound-hits", 0) == 0  # over-specialised, still sound
     assert _per_program(faulty) > _per_program(stock) + SLACK, (faulty, stock)

@@ -178,8 +178,8 @@ def _thunder_targets() -> dict:
     import thunder.clang as clang
     import thunder.core.jit_ext as jit_ext
     import thunder.core.proxies as proxies
-    import thunder.torch as ltorch
     import thunder.core.utils as tutils
+    import thunder.torch as ltorch
     from thunder.core.symbol import Symbol
 
     from fixes.thunder_symbolic_cache import value

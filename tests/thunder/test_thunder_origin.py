@@ -1,6 +1,6 @@
 """The first value Thunder gets wrong (fuzz/backends/thunder/origin.py), and findings of
 one origin merged (fuzz/campaign/causes.py rule (e)). Ground truth: the fault benchmark's
-flip fault (benchmarks/faults/thunder_flip_size1.py: flip does nothing when a flipped dim
+flip fault (tests/faults/thunder_flip_size1.py: flip does nothing when a flipped dim
 has size 1), installed for one test and uninstalled after it. A fault-benchmark night
 filed it twice, once under a size-1 broadcast and once without (2026-12-04, seed 2)."""
 
@@ -77,7 +77,7 @@ def calls():
 
 @pytest.fixture
 def flip_fault():
-    module = importlib.import_module("benchmarks.faults.thunder_flip_size1")
+    module = importlib.import_module("tests.faults.thunder_flip_size1")
     module.install()
     try:
         yield

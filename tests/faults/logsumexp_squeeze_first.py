@@ -33,7 +33,7 @@ from torch._decomp import decomposition_table
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND
 from torch._prims_common.wrappers import elementwise_type_promotion_wrapper, out_wrapper
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _aten = torch.ops.aten

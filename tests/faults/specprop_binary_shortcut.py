@@ -20,7 +20,7 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.passes import spec_prop_pass as spp
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _original = spp.SpecPropPass.__call__

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from executorch.exir.passes import remove_mixed_type_operators as rmt
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _original = rmt.elementwise_dtypes

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import thunder.torch as ltorch
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _original = ltorch._reduction

@@ -18,8 +18,8 @@ refactor of the conversion patches.
 
 from __future__ import annotations
 
-from benchmarks.faults._patch import Patches
 from fixes.thunder_symbolic_cache import spurious_decisions
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 

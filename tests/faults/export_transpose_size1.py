@@ -21,7 +21,7 @@ import torch
 from torch._decomp import decomposition_table
 from torch.fx.experimental.symbolic_shapes import statically_known_true
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _aten = torch.ops.aten

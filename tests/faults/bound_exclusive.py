@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from executorch.exir.passes import sym_shape_eval_pass as ssep
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _original = ssep.eval_upper_bound

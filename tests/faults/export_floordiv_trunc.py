@@ -22,7 +22,7 @@ from __future__ import annotations
 import torch
 from torch._decomp import decomposition_table
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _KEY = torch.ops.aten.floor_divide.default

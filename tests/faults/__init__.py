@@ -3,7 +3,7 @@ realistic compiler bug into a stack under test, to measure whether the nightly c
 finds it (benchmarks/fault_bench.py) and a hand-written case per fault that proves it is
 live (tests/campaign/test_fault_plugins.py).
 
-Each module, imported (`python -m fuzz nightly|replay --plugin benchmarks.faults.NAME`,
+Each module, imported (`python -m fuzz nightly|replay --plugin tests.faults.NAME`,
 or `python -m fuzz.outcome CASE LANE cpu --plugin ...`), installs its fault at import
 time by exact, reversible monkeypatching (the original objects are kept; `uninstall()`
 puts them back). Faults go into the stacks under test (ExecuTorch EXIR, torch.export's
@@ -18,85 +18,85 @@ from __future__ import annotations
 
 FAULTS: dict[str, tuple[str, str, str, str]] = {
     "planner_overlap": (
-        "benchmarks.faults.planner_overlap",
+        "tests.faults.planner_overlap",
         "exir",
         "greedy planner places a tensor at the inclusive end (offset + size - 1) of a live "
         "one: two live tensors share a byte",
         "executorch/exir/memory_planning.py: _find_max_overlapping_allocations_offset",
     ),
     "bound_exclusive": (
-        "benchmarks.faults.bound_exclusive",
+        "tests.faults.bound_exclusive",
         "exir",
         "a symbolic size's planned upper bound is one short (inclusive range read as exclusive)",
         "executorch/exir/passes/sym_shape_eval_pass.py: eval_upper_bound",
     ),
     "specprop_binary_shortcut": (
-        "benchmarks.faults.specprop_binary_shortcut",
+        "tests.faults.specprop_binary_shortcut",
         "exir",
         "SpecPropPass gives add/sub/mul/maximum/minimum their first operand's spec "
         "(broadcasting forgotten)",
         "executorch/exir/passes/spec_prop_pass.py: SpecPropPass.__call__",
     ),
     "promotion_zero_dim": (
-        "benchmarks.faults.promotion_zero_dim",
+        "tests.faults.promotion_zero_dim",
         "exir",
         "mixed-type promotion ignores 0-dim operands (numbers) next to a dimensioned "
         "tensor: int * 0.5 stays int",
         "executorch/exir/passes/remove_mixed_type_operators.py: elementwise_dtypes",
     ),
     "cond_jump": (
-        "benchmarks.faults.cond_jump",
+        "tests.faults.cond_jump",
         "exir",
         "torch.cond's JumpFalse lands one instruction short: a false predicate skips both branches",
         "executorch/exir/emit/_emitter.py: _Emitter._emit_cond",
     ),
     "export_transpose_size1": (
-        "benchmarks.faults.export_transpose_size1",
+        "tests.faults.export_transpose_size1",
         "exir",
         "the transpose decomposition returns an alias (shape not swapped) when a "
         "swapped dim is statically 1",
         "torch/_decomp decomposition_table[aten.transpose.int] (torch._refs.transpose)",
     ),
     "recorder_forget_eq": (
-        "benchmarks.faults.recorder_forget_eq",
+        "tests.faults.recorder_forget_eq",
         "thunder",
         "the fixed symbolic cache does not log ==/!= decisions: a stale trace is served",
         "fixes/thunder_symbolic_cache/recorder.py: _Recorder.decide, _Recorder.derive",
     ),
     "prologue_number_type": (
-        "benchmarks.faults.prologue_number_type",
+        "tests.faults.prologue_number_type",
         "thunder",
         "the fixed cache's prologue drops the type(n) checks of number inputs: 3.0 hits "
         "a trace of 3",
         "fixes/thunder_symbolic_cache/prologue.py: _generate",
     ),
     "thunder_keepdim_size1": (
-        "benchmarks.faults.thunder_keepdim_size1",
+        "tests.faults.thunder_keepdim_size1",
         "thunder",
         "reductions over size-1 dims keep the dim even with keepdim=False",
         "thunder/torch/__init__.py: _reduction",
     ),
     "thunder_broadcast_max": (
-        "benchmarks.faults.thunder_broadcast_max",
+        "tests.faults.thunder_broadcast_max",
         "thunder",
         "the broadcast size of a dim is max(sizes): 0 against 1 gives 1 (crash on empty "
         "broadcasts)",
         "thunder/clang/utils.py: compute_broadcast_shape",
     ),
     "export_floordiv_trunc": (
-        "benchmarks.faults.export_floordiv_trunc",
+        "tests.faults.export_floordiv_trunc",
         "exir",
         "the floor_divide decomposition rounds toward zero (pre-1.13 semantics): -7 // 2 is -3",
         "torch/_decomp decomposition_table[aten.floor_divide.default]",
     ),
     "thunder_flip_size1": (
-        "benchmarks.faults.thunder_flip_size1",
+        "tests.faults.thunder_flip_size1",
         "thunder",
         "the lowering of flip copies its input unchanged when any (not all) flipped dim has size 1",
         "thunder/executors/torchex.py: _flip_transform (the torch executor's lowering of flip)",
     ),
     "logsumexp_squeeze_first": (
-        "benchmarks.faults.logsumexp_squeeze_first",
+        "tests.faults.logsumexp_squeeze_first",
         "exir",
         "the logsumexp decomposition squeezes only the first of several reduced dims of the "
         "max (keepdim=False): the add broadcasts the result to a wrong shape",

@@ -23,7 +23,7 @@ import thunder.torch as ltorch
 from thunder.core import utils
 from thunder.extend import ImplInfo
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 

@@ -22,7 +22,7 @@ import thunder.clang
 import thunder.clang.utils
 from thunder.core import utils
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from executorch.exir.emit import _emitter
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _original = _emitter._Emitter._emit_cond

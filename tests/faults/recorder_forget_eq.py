@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import operator
 
-from benchmarks.faults._patch import Patches
 from fixes.thunder_symbolic_cache import recorder
 from fixes.thunder_symbolic_cache.expressions import _Op
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _EQUALITY = (operator.eq, operator.ne)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from executorch.exir import memory_planning as mp
 
-from benchmarks.faults._patch import Patches
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 

@@ -16,8 +16,8 @@ harness's `retype` call plans exist for it), and the fix closes it with these li
 
 from __future__ import annotations
 
-from benchmarks.faults._patch import Patches
 from fixes.thunder_symbolic_cache import prologue
+from tests.faults._patch import Patches
 
 _patches = Patches(__name__)
 _original = prologue._generate

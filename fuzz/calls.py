@@ -37,7 +37,7 @@ class PlanStyle:
     `numbers_vary`: later calls may change a number input's value or type. On EXIR they
     do not: export specializes a number input to the example's value, so a call with
     another number is outside the exported contract and never checked (it was the
-    largest share of EXIR's unchecked calls, benchmarks/RESULTS.md). For the same reason
+    largest share of EXIR's unchecked calls, benchmarks/journal/). For the same reason
     EXIR does not draw size 1 more often: a dynamic dim at 0 or 1 is outside the
     contract (0/1 specialization).
     """

@@ -242,7 +242,8 @@ def decode(
     # Every value nothing uses is an output: an op whose value reaches no output is dead
     # code, which no oracle compares and the stacks may drop (Thunder's DCE). Keeping
     # only the last three sinks, as before, left 12 % of drawn ops dead, and half of the
-    # flips of several dims that had a size-1 dim (benchmarks/RESULTS.md, eleventh session).
+    # flips of several dims that had a size-1 dim (benchmarks/journal/2026-12-03.md,
+    # eleventh session).
     used = {a for n in nodes for a in n.args}
     sinks = [v for v in range(n_inputs, len(types)) if v not in used] or [len(types) - 1]
     return Program(

@@ -50,7 +50,7 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      1) shows both ways: a wrong trace built at a size-1 call and replayed at a later
      one, or a right trace built first and a fresh one wrong at a size-1 call. One fault,
      which was filed as an unsound hit and a wrong result until 2026-12-05
-     (benchmarks/RESULTS.md, the seventeenth and eighteenth sessions).
+     (benchmarks/journal/2026-12-05.md, the seventeenth and eighteenth sessions).
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 

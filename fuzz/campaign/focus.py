@@ -1,7 +1,7 @@
 """Op focus: a worker draws more often the catalogue ops it has drawn least.
 
 Why: with 220 ops, a 120 s night draws each op a few times at best, and an op whose
-operand constraints rarely hold even less (benchmarks/RESULTS.md): a fault in such an op
+operand constraints rarely hold even less (benchmarks/journal/): a fault in such an op
 is found only by luck. So the worker keeps a focus, per lane the `FOCUS_SIZE` ops it has
 drawn least so far (ties broken in an order fixed by a seed derived from the campaign's,
 so an op stays in focus until it is drawn). Each program draws its own focus ops as

@@ -16,7 +16,7 @@ from fuzz.errors import FuzzError
 # 120 s night, and later examples are mostly mutations of earlier ones, so an op drawn
 # early crowded the rest. Under 10 there is no warm-up (one simplest example per round):
 # generation-only, 125 EXIR programs drew 173-178 distinct ops in rounds of 9 against
-# 75-86 in one run (benchmarks/bench_round_breadth.py, benchmarks/RESULTS.md). A
+# 75-86 in one run (lab/bench_round_breadth.py, benchmarks/journal/). A
 # divergence found in a round is shrunk in that round, as before.
 ROUND_EXAMPLES = 9
 # Rounds in a row that explore no new program (every example a duplicate of a judged

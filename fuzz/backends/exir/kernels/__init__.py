@@ -3,7 +3,7 @@
 Without a runtime kernel, a program holding `torch.ops.fuzz.*` (the data-dependent ops
 and the shape ops of fuzz/custom_ops.py) cannot run on the pip runtime, so the lane gave
 it static checks only: no result, no under-allocation at a call, no runtime crash. That
-was 38 to 47 % of an EXIR night's programs (benchmarks/RESULTS.md, seventeenth session).
+was 38 to 47 % of an EXIR night's programs (benchmarks/journal/2026-12-05.md, seventeenth session).
 `fuzz_ops.cpp` holds the `.out` kernels the lowering plans, with the Python kernels'
 semantics; `load()` compiles it once per ExecuTorch build and source (a shared library
 linked against the wheel's own `libexecutorch.so`, the one the pip runtime uses, so the

@@ -1,7 +1,7 @@
 """How many distinct ops a night's generator draws, with and without the op focus
 (fuzz/campaign/focus.py), generation only (no lane runs):
 
-    python benchmarks/bench_focus_coverage.py [--programs 180] [--lane thunder] [--seeds 1,2]
+    python lab/bench_focus_coverage.py [--programs 180] [--lane thunder] [--seeds 1,2]
                                               [--ops flip,logsumexp_dims]
 
 Per seed, --programs cases for the lane in rounds of ROUND_EXAMPLES (one Hypothesis run
@@ -32,7 +32,7 @@ from fuzz.strategies import cases  # noqa: E402
 def night(lane: str, programs: int, worker_seed: int, on: bool, count=None) -> Counter:
     """`programs` programs in rounds of ROUND_EXAMPLES, as a worker explores them: the
     focus moves between rounds (fuzz/campaign/focus.py). Counts the ops of each program,
-    or what `count(generated)` returns (benchmarks/night_corners.py)."""
+    or what `count(generated)` returns (lab/night_corners.py)."""
     focus = Focus((lane,), worker_seed, on)
     drawn: Counter = Counter()
     explored = 0

@@ -1,13 +1,13 @@
 """Per-draw corner rates of flip and logsumexp_dims, and size-1 shares, by generation alone.
 
-    python benchmarks/gene_corners.py N LANE SEED   (e.g. 4000 thunder 1)
+    python lab/gene_corners.py N LANE SEED   (e.g. 4000 thunder 1)
 
 Draws N Hypothesis cases for LANE (phase generate only, no database) and counts: cases
 where some size symbol is 1 at one call and above 1 at another; cases with one size 1
 and another above 1 at the same call; flip draws, multi-dim flips, and flips in
 thunder_flip_size1's corner (a flipped dim of size 1 with another flipped dim above 1 at
 some call); logsumexp_dims draws with two or more dims, keepdim=False, a float operand.
-Figures: benchmarks/RESULTS.md (eighth session)."""
+Figures: benchmarks/journal/2026-12-03.md (eighth session)."""
 
 import sys
 from collections import Counter

@@ -1,7 +1,7 @@
 """How often one draw of a faulty op shows its fault: the per-draw sensitivity behind the
 fault benchmark (benchmarks/fault_bench.py), generation and one lane, no campaign.
 
-    python benchmarks/bench_fault_sensitivity.py FAULT [--ops a,b] [--programs 150]
+    python lab/bench_fault_sensitivity.py FAULT [--ops a,b] [--programs 150]
                                                  [--seed 1] [--as-worker] [--fork]
                                                  [--verbose]
 

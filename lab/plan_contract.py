@@ -1,14 +1,14 @@
 """How many EXIR calls fall outside the exported contract by their plan alone, generation
 only (no lane runs): the calls the EXIR lane will count as outside and never check.
 
-    python benchmarks/plan_contract.py N SEED   (e.g. 1500 1)
+    python lab/plan_contract.py N SEED   (e.g. 1500 1)
 
 Draws N Hypothesis cases for the EXIR lane and, per call other than the export example
 (the first call whose varying dims are all >= 2, as fuzz/backends/exir/inputs.py picks
 it), counts calls where a number input differs from the example's (export specializes
 numbers) and, of the others, calls where a varying dim is 0 or 1 (0/1 specialization).
 A lower bound of the lane's outside-contract rate: guards export keeps (`x.size()[0] !=
-3`) and the lane's own exclusions are not modelled. Figures: benchmarks/RESULTS.md
+3`) and the lane's own exclusions are not modelled. Figures: benchmarks/journal/2026-12-03.md
 (ninth session).
 """
 

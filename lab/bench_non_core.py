@@ -1,6 +1,6 @@
 """What remembering the allowed non-core operators saves the EXIR lane, side by side.
 
-    python benchmarks/bench_non_core.py [--programs 40] [--seed 1]
+    python lab/bench_non_core.py [--programs 40] [--seed 1]
 
 `fuzz.backends.exir.pipeline.lower_to_edge` allows an operator outside Core ATen by
 re-running `to_edge` with it in `_core_aten_ops_exception_list`. With the speedups on, the

@@ -1,9 +1,9 @@
 """Decode cost of the generator: milliseconds per program that `fuzz.program.decode`
 takes to turn a genome into a program, per lane, over the same seeded genomes.
 
-    python benchmarks/bench_decode.py [--programs 300] [--seed 5]
+    python lab/bench_decode.py [--programs 300] [--seed 5]
 
-Run it in each checkout to compare (`PYTHONPATH=CHECKOUT python benchmarks/bench_decode.py`
+Run it in each checkout to compare (`PYTHONPATH=CHECKOUT python lab/bench_decode.py`
 from that checkout, so its `fuzz` is the one imported). The genomes are drawn with
 `random.Random(seed)`, not Hypothesis, so every checkout decodes the very same genes.
 """

@@ -1,7 +1,7 @@
 """A lane's seconds per program by the program's number of ops: is a program's cost
 fixed (then longer programs would draw more ops per second) or per op?
 
-    python benchmarks/bench_cost_per_op.py --lane exir|thunder [--programs 60] [--seed 2]
+    python lab/bench_cost_per_op.py --lane exir|thunder [--programs 60] [--seed 2]
 
 Draws --programs cases for the lane (Hypothesis, generate phase, --seed; the nightly's
 generator without the op focus), runs three of them once to warm up, then each once
@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_non_core import draw  # noqa: E402
 from fuzz.case_runner import run_case  # noqa: E402
 from fuzz.prepare import prepare  # noqa: E402
+from lab.bench_non_core import draw  # noqa: E402
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """How many drawn ops reach no output (dead code no oracle compares), and how many of the
 flips that could show a size-1 fault are among them.
 
-    python benchmarks/bench_dead_ops.py [--lane thunder] [--programs 300] [--seed 1]
+    python lab/bench_dead_ops.py [--lane thunder] [--programs 300] [--seed 1]
                                         [--tree PATH]
 
 Draws --programs cases for the lane (Hypothesis, generate phase, --seed, no op focus)

@@ -1,7 +1,7 @@
 """How many distinct ops one worker's programs draw, by Hypothesis round length: generation
 only, no lane runs.
 
-    python benchmarks/bench_round_breadth.py [--lane exir] [--programs 125]
+    python lab/bench_round_breadth.py [--lane exir] [--programs 125]
                                              [--rounds 9,5000] [--seeds 1,2,3]
 
 For each round length R (Hypothesis' max_examples per `@given` run, as a nightly worker

@@ -1,7 +1,7 @@
 """What the op weighting (fuzz/ops/weights.py `WEIGH_BY`) does to one worker's night of
 programs: generation only, no lane runs, both weightings side by side.
 
-    python benchmarks/bench_op_weights.py [--lane exir] [--programs 125] [--seeds 1,2,3]
+    python lab/bench_op_weights.py [--lane exir] [--programs 125] [--seeds 1,2,3]
                                           [--watch floordiv,logsumexp_dims]
                                           [--weightings family,op]
 
@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_round_breadth import draw_rounds  # noqa: E402
 from fuzz import ops as op_catalogue  # noqa: E402
 from fuzz.campaign.rounds import ROUND_EXAMPLES  # noqa: E402
 from fuzz.ops import weights  # noqa: E402
+from lab.bench_round_breadth import draw_rounds  # noqa: E402
 
 
 def night(lane: str, programs: int, base_seed: int) -> dict:

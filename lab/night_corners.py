@@ -1,9 +1,9 @@
 """How many simulated nights draw a fault's corner at least once, by generation alone.
 
-    python benchmarks/night_corners.py LANE PROGRAMS NIGHTS   (e.g. exir 100 10)
+    python lab/night_corners.py LANE PROGRAMS NIGHTS   (e.g. exir 100 10)
 
 A night is two workers of PROGRAMS programs each, drawn as a nightly worker draws them
-(benchmarks/bench_focus_coverage.py `night`: rounds of ROUND_EXAMPLES, its op focus on;
+(lab/bench_focus_coverage.py `night`: rounds of ROUND_EXAMPLES, its op focus on;
 worker seeds 2k+1 and 2k+2 for night k). Per night it counts the draws of the fault
 benchmark's ops and those in the fault's corner, where the fault can show at all:
 
@@ -15,7 +15,7 @@ benchmark's ops and those in the fault's corner, where the fault can show at all
 No lane runs: a corner drawn is necessary for the fault to be found, not sufficient (the
 program must also reach the oracle, benchmarks/fault_bench.py measures that). PROGRAMS
 per worker is about what one worker explores in a 120 s night on 2 cores (about 100 EXIR,
-115 Thunder programs). Figures: benchmarks/RESULTS.md.
+115 Thunder programs). Figures: benchmarks/journal/.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sympy  # noqa: E402
 
-from benchmarks.bench_focus_coverage import night  # noqa: E402
 from fuzz.ops import dtypes  # noqa: E402
+from lab.bench_focus_coverage import night  # noqa: E402
 
 FLIPS = ("flip", "flip_dims")
 CORNER = {"exir": "logsumexp corner", "thunder": "flip corner"}

@@ -12,7 +12,17 @@ from __future__ import annotations
 
 import sympy
 
-from fuzz.ops.spec import Built, Decision, OpSpec, TensorType, float_typed, unary
+from fuzz.ops.spec import (
+    BOTH,
+    EXIR_ONLY,
+    THUNDER_ONLY,
+    Built,
+    Decision,
+    TensorType,
+    float_typed,
+    op,
+    unary,
+)
 
 # Shape-preserving arms; `{x}` is the operand.
 ARMS = ("{x} * 2.0", "{x} + 1.0", "torch.sin({x})", "{x}.abs()", "-{x}", "{x} * {x}")
@@ -111,10 +121,19 @@ def _cond_data(t, d, dim, syms, pick):
     return {}, None, "cond(sum > 0.5)"
 
 
-def _op(name, kind, template, make, lanes=frozenset({"thunder", "exir"}), imports=()):
+def _branch_op(name, kind, template, make, lanes=BOTH, imports=()):
     accept, build = _branch(kind, make)
     aliases = kind == "loop"  # no iteration: the result is the operand itself
-    return OpSpec(name, "branch", template, unary(accept), build, lanes, imports, aliases)
+    return op(
+        name,
+        template,
+        unary(accept),
+        build,
+        family="branch",
+        lanes=lanes,
+        imports=imports,
+        aliases=aliases,
+    )
 
 
 _IF = "if {test}:\n    {out} = {then}\nelse:\n    {out} = {other}"
@@ -125,29 +144,31 @@ _COND = (
 )
 
 OPS = (
-    _op("if_eq", "if-eq", _IF.replace("{test}", "{0}.shape[{dim}] == {k}"), _eq),
-    _op("if_lt", "if-lt", _IF.replace("{test}", "{0}.shape[{dim}] < {k}"), _lt),
-    _op("if_mod", "if-mod", _IF.replace("{test}", "{0}.shape[{dim}] % {m} == 0"), _mod),
+    _branch_op("if_eq", "if-eq", _IF.replace("{test}", "{0}.shape[{dim}] == {k}"), _eq),
+    _branch_op("if_lt", "if-lt", _IF.replace("{test}", "{0}.shape[{dim}] < {k}"), _lt),
+    _branch_op("if_mod", "if-mod", _IF.replace("{test}", "{0}.shape[{dim}] % {m} == 0"), _mod),
     # `numel()` is EXIR-only: Thunder 0.2.6 under symbolic values asserts "IntegerProxy ...
     # has history None" on a branch on the numel() of a tensor whose sizes it computed
     # (`x[1:]`, `x.reshape(-1)`, some broadcasts: corpus_new/
     # thunder_numel_branch_history_none.py). The product of the sizes is the same test.
-    _op(
+    _branch_op(
         "if_numel",
         "if-numel",
         _IF.replace("{test}", "math.prod({0}.shape) > {k}"),
         _numel,
         imports=("import math",),
     ),
-    _op(
+    _branch_op(
         "if_numel_method",
         "if-numel",
         _IF.replace("{test}", "{0}.numel() > {k}"),
         _numel,
-        frozenset({"exir"}),
+        EXIR_ONLY,
     ),
-    _op("if_tuple", "if-tuple", _IF.replace("{test}", "tuple({0}.shape) == {values}"), _tuple_eq),
-    _op(
+    _branch_op(
+        "if_tuple", "if-tuple", _IF.replace("{test}", "tuple({0}.shape) == {values}"), _tuple_eq
+    ),
+    _branch_op(
         "loop",
         "loop",
         "{out} = {0}\nfor _ in range(min({0}.shape[{dim}], {cap})):\n    {out} = {out} * 0.5 + 1.0",
@@ -157,32 +178,32 @@ OPS = (
     # on a dict keyed by a dynamic size (corpus/torch_export_dict_lookup_symint.py, a
     # limitation), so on the EXIR lane every program holding it ended at export and no
     # other oracle ran on it; EXIR draws the tuple lookup below instead.
-    _op(
+    _branch_op(
         "lookup",
         "lookup",
         "{out} = {table}.get({0}.shape[{dim}], 1.0) * {0}",
         _lookup,
-        frozenset({"thunder"}),
+        THUNDER_ONLY,
     ),
     # EXIR only: under cache="symbolic values" Thunder 0.2.6 raises on every tuple index by
     # a size ("tuple indices must be integers or slices, not IntegerProxy", fixes on or
     # off), which would hide every other oracle on the program (corpus_new/
     # thunder_tuple_index_integerproxy.py).
-    _op(
+    _branch_op(
         "lookup_tuple",
         "lookup",
         "{out} = (0.5, 1.5, 2.5)[{0}.shape[{dim}] % 3] * {0}",
         _tuple_lookup,
-        frozenset({"exir"}),
+        EXIR_ONLY,
     ),
-    _op(
+    _branch_op(
         "cond_shape",
         "cond-shape",
         _COND.replace("{pred}", "{0}.shape[{dim}] > {k}"),
         _cond_shape,
-        frozenset({"exir"}),
+        EXIR_ONLY,
     ),
-    _op(
+    _branch_op(
         "cond_data",
         "cond-data",
         # Not `> 0`: a normalized operand (group_norm, x - x.mean()) sums to zero up to
@@ -190,6 +211,6 @@ OPS = (
         # kernels need not reproduce (a fixes-on campaign filed it as a wrong result).
         _COND.replace("{pred}", "{0}.sum() > 0.5"),
         _cond_data,
-        frozenset({"exir"}),
+        EXIR_ONLY,
     ),
 )

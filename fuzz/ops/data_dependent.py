@@ -16,9 +16,8 @@ from __future__ import annotations
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, OpSpec, TensorType, unary
+from fuzz.ops.spec import EXIR_ONLY, Built, OpSpec, TensorType, unary
 
-EXIR_ONLY = frozenset({"exir"})
 CUSTOM_IMPORT = ("import fuzz.custom_ops  # noqa: F401  (registers torch.ops.fuzz.*)",)
 
 

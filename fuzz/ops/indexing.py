@@ -17,9 +17,7 @@ from __future__ import annotations
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, OpSpec, TensorType, unary, with_numbers
-
-EXIR_ONLY = frozenset({"exir"})
+from fuzz.ops.spec import EXIR_ONLY, Built, TensorType, op, unary, with_numbers
 
 # How an index tensor along `{dim}` of `{0}` is made (1-D, length of that dim):
 #   reverse  a permutation (each position once)
@@ -141,72 +139,93 @@ _ranked = unary(lambda t, s: t.rank >= 1)
 _numeric = unary(lambda t, s: t.rank >= 1 and t.dtype in dtypes.NUMERIC)
 
 
-def _op(name, template, operands, build, lanes=frozenset({"thunder", "exir"})):
-    # Ops with a data-dependent size are of the "data-dependent" family (what the nightly
-    # report counts as dynamic), the others "indexing".
-    family = "data-dependent" if lanes == EXIR_ONLY else "indexing"
-    return OpSpec(name, family, template, operands, build, lanes)
-
-
 OPS = (
-    _op(
+    op(
         "gather",
         "{out} = torch.gather({0}, {dim}, {index})",
         _ranked,
         _same_shape(_full_index(RAMPS, argsort=True)),
+        family="indexing",
     ),
-    _op(
+    op(
         "take_along_dim",
         "{out} = torch.take_along_dim({0}, {index}, dim={dim})",
         _ranked,
         _same_shape(_full_index(RAMPS, argsort=True)),
+        family="indexing",
     ),
-    _op(
+    op(
         "scatter",
         "{out} = {0}.scatter({dim}, {index}, {src})",
         _ranked,
         _same_shape(_full_index(PERMUTATIONS, argsort=True), _other),
+        family="indexing",
     ),
-    _op(
+    op(
         "scatter_add",
         "{out} = {0}.scatter_add({dim}, {index}, {src})",
         _numeric,
         _same_shape(_full_index(RAMPS, argsort=False), _other),
+        family="indexing",
     ),
-    _op("index_select", "{out} = torch.index_select({0}, {dim}, {index})", _ranked, _index_select),
-    _op(
+    op(
+        "index_select",
+        "{out} = torch.index_select({0}, {dim}, {index})",
+        _ranked,
+        _index_select,
+        family="indexing",
+    ),
+    op(
         "index_put",
         "{out} = {0}.index_put(({index},), {src})",
         _ranked,
         _index_put(accumulate=False),
+        family="indexing",
     ),
-    _op(
+    op(
         "index_put_acc",
         "{out} = {0}.index_put(({index},), {src}, accumulate=True)",
         _numeric,
         _index_put(accumulate=True),
+        family="indexing",
     ),
-    _op("index_tensor", "{out} = {0}{where}", _ranked, _advanced),
-    _op(
+    op("index_tensor", "{out} = {0}{where}", _ranked, _advanced, family="indexing"),
+    op(
         "index_tensor_number",
         "{out} = {0}[torch.remainder(torch.arange({1}), {0}.shape[0])]",
         with_numbers(lambda t, s: t.rank >= 1 and s.at_least_one(t.shape[0]), ("int",)),
         _advanced_number,
+        family="indexing",
     ),
-    _op("masked_fill", "{out} = {0}.masked_fill({0} > 0, {value})", _ranked, _masked_fill),
-    _op(
+    op(
+        "masked_fill",
+        "{out} = {0}.masked_fill({0} > 0, {value})",
+        _ranked,
+        _masked_fill,
+        family="indexing",
+    ),
+    op(
         "masked_fill_number",
         "{out} = {0}.masked_fill({0} > 0, {value})",
         with_numbers(lambda t, s: t.rank >= 1, ("int", "scalar"), fits=_fill_dtype_stable),
         _masked_fill,
+        family="indexing",
     ),
     # Data-dependent sizes: Thunder 0.2.6 cannot trace them (as masked_select).
-    _op("mask_index", "{out} = {0}[{0} > 0]", _ranked, _mask_flat, EXIR_ONLY),
-    _op(
+    op(
+        "mask_index",
+        "{out} = {0}[{0} > 0]",
+        _ranked,
+        _mask_flat,
+        family="data-dependent",
+        lanes=EXIR_ONLY,
+    ),
+    op(
         "mask_index_rows",
         "{out} = {0}[{0}.flatten(1).sum(1) > 0]",
         unary(lambda t, s: t.rank >= 2),
         _mask_rows,
-        EXIR_ONLY,
+        family="data-dependent",
+        lanes=EXIR_ONLY,
     ),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fuzz.ops import dtypes
 from fuzz.ops.spec import (
+    EXIR_ONLY,
     Built,
     OpSpec,
     TensorType,
@@ -70,9 +71,6 @@ def _split(name, template, operands):
             f"{name}empty", "inplace", template, empty, _same_as_target, EXIR_ONLY, aliases=True
         ),
     )
-
-
-EXIR_ONLY = frozenset({"exir"})
 
 
 def _disjoint_pairs(accept):

@@ -17,11 +17,10 @@ import dataclasses
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, OpSpec, TensorType, pairs, unary
+from fuzz.ops.spec import EXIR_ONLY, THUNDER_ONLY, Built, OpSpec, TensorType, pairs, unary
 
 ONE, TWO = sympy.Integer(1), sympy.Integer(2)
 MATH = ("import math",)
-EXIR_ONLY, THUNDER_ONLY = frozenset({"exir"}), frozenset({"thunder"})
 
 
 def _any(t, syms):

@@ -31,18 +31,20 @@ from __future__ import annotations
 import sympy
 
 from fuzz.ops.spec import (
+    EXIR_ONLY,
+    F_IMPORT,
     Built,
     OpSpec,
     TensorType,
     broadcast_decisions,
     broadcast_shape,
     float_typed,
+    op,
     pairs,
     tensors,
     unary,
 )
 
-F_IMPORT = ("import torch.nn.functional as F",)
 ONE = sympy.Integer(1)
 
 
@@ -307,60 +309,71 @@ def _interpolate(mode, spatials):
     return build
 
 
-def _op(name, family, template, operands, build, imports=()):
-    return OpSpec(name, family, template, operands, build, imports=imports)
-
-
 BATCHED = "{out} = torch.bmm({a}, {b})"
 CONV = "{out} = F.conv%s({x}, {weight}, stride={stride}, padding={padding})"
 INTERPOLATE = "{out} = F.interpolate({x}, {how}, mode={mode})"
 
 OPS = (
-    _op("bmm", "matmul", BATCHED, pairs(_bmm_ok), _bmm),
-    _op(
+    op("bmm", BATCHED, pairs(_bmm_ok), _bmm, family="matmul"),
+    op(
         "baddbmm",
-        "matmul",
         "{out} = torch.baddbmm({2}, {a}, {b}, beta={beta}, alpha={alpha})",
         _with_addend(lambda a, b: [s for _, _, s in _batched_forms(a, b).values()]),
         _baddbmm,
+        family="matmul",
     ),
-    _op(
+    op(
         "addmm",
-        "matmul",
         "{out} = torch.addmm({2}, {0}, {1}, beta={beta}, alpha={alpha})",
         _with_addend(_mm_shape),
         _addmm,
+        family="matmul",
     ),
-    _op("linear", "matmul", "{out} = F.linear({0}, {1})", pairs(_linear_ok), _linear, F_IMPORT),
-    _op(
+    op(
+        "linear",
+        "{out} = F.linear({0}, {1})",
+        pairs(_linear_ok),
+        _linear,
+        family="matmul",
+        imports=F_IMPORT,
+    ),
+    op(
         "linear_bias",
-        "matmul",
         "{out} = F.linear({0}, {1}, {bias})",
         _linear_bias_operands,
         _linear_bias,
-        F_IMPORT,
+        family="matmul",
+        imports=F_IMPORT,
     ),
-    _op(
-        "einsum_contract", "matmul", "{out} = torch.einsum({eq}, {0}, {1})", *_einsum(_contractions)
+    op(
+        "einsum_contract",
+        "{out} = torch.einsum({eq}, {0}, {1})",
+        *_einsum(_contractions),
+        family="matmul",
     ),
-    _op("einsum_reduce", "matmul", "{out} = torch.einsum({eq}, {0}, {1})", *_einsum(_reductions)),
-    _op(
+    op(
+        "einsum_reduce",
+        "{out} = torch.einsum({eq}, {0}, {1})",
+        *_einsum(_reductions),
+        family="matmul",
+    ),
+    op(
         "embedding",
-        "spatial",
         "{out} = F.embedding({index}, {0})",
         pairs(_embedding_ok),
         _embedding,
-        F_IMPORT,
+        family="spatial",
+        imports=F_IMPORT,
     ),
-    _op("conv1d", "spatial", CONV % "1d", unary(_spatial_ok(1)), _conv(1), F_IMPORT),
-    _op("conv2d", "spatial", CONV % "2d", unary(_spatial_ok(2)), _conv(2), F_IMPORT),
-    _op(
+    op("conv1d", CONV % "1d", unary(_spatial_ok(1)), _conv(1), family="spatial", imports=F_IMPORT),
+    op("conv2d", CONV % "2d", unary(_spatial_ok(2)), _conv(2), family="spatial", imports=F_IMPORT),
+    op(
         "interpolate_nearest",
-        "spatial",
         INTERPOLATE,
         unary(_spatial_ok(1, whole=True)),
         _interpolate("nearest", (1, 2)),
-        F_IMPORT,
+        family="spatial",
+        imports=F_IMPORT,
     ),
     OpSpec(
         "interpolate_bilinear",
@@ -372,7 +385,7 @@ OPS = (
         # [FloatProxy name=f34, value=0.5, ...] had an unexpected type <class
         # 'thunder.core.proxies.FloatProxy'>. Supported types are (<class
         # 'thunder.core.proxies.TensorProxy'>, ...)".
-        lanes=frozenset({"exir"}),
+        lanes=EXIR_ONLY,
         imports=F_IMPORT,
     ),
     OpSpec(
@@ -383,7 +396,7 @@ OPS = (
         _interpolate("linear", (1,)),
         # Thunder 0.2.6: "NotImplementedError: only modes 'nearest', 'nearest-exact' and
         # 'bilinear' are supported at the moment, but got mode='linear'".
-        lanes=frozenset({"exir"}),
+        lanes=EXIR_ONLY,
         imports=F_IMPORT,
     ),
 )

@@ -22,11 +22,13 @@ import dataclasses
 
 from fuzz.ops import dtypes, inplace
 from fuzz.ops.spec import (
+    EXIR_ONLY,
     Built,
     OpSpec,
     TensorType,
     broadcast_decisions,
     broadcast_shape,
+    op,
     pairs,
     typed,
     unary,
@@ -44,7 +46,6 @@ NONZERO_OTHER_SIGN = "torch.where({1} < 0, 1 - {1}, -1 - {1})"
 DIVISORS = (NONZERO, NONZERO_OTHER_SIGN)
 ROUNDING = ("float32", "float64", "int64")
 INT, ANY = ("int",), ("int", "scalar")
-EXIR_ONLY, THUNDER_ONLY = frozenset({"exir"}), frozenset({"thunder"})
 
 
 def to_float(dtype: str) -> str:
@@ -92,13 +93,13 @@ def binary_op(name, family, template, takes_a, takes_b=None, result=dtypes.promo
 
 def division_op(name, template, takes, result=dtypes.promote):
     """`binary_op` whose template divides by `{divisor}`, one of DIVISORS of `{1}`."""
-    op = binary_op(name, "math", template, takes, result=result)
+    base = binary_op(name, "math", template, takes, result=result)
 
     def build(types, syms, pick):
-        built = op.build(types, syms, pick)
+        built = base.build(types, syms, pick)
         return dataclasses.replace(built, attrs=built.attrs | {"divisor": pick.pick(DIVISORS)})
 
-    return dataclasses.replace(op, build=build)
+    return dataclasses.replace(base, build=build)
 
 
 def stable_dtype(t, ns, syms):
@@ -186,10 +187,6 @@ def _of_dtype(dtype):
     return build
 
 
-def _op(name, template, operands, build, family="math"):
-    return OpSpec(name, family, template, operands, build)
-
-
 # ---- in-place ----------------------------------------------------------------------------
 
 
@@ -267,12 +264,19 @@ OPS = (
     unary_op(
         "clamp", "math", "{out} = {0}.clamp({arg})", dtypes.ALL, attrs=_pick_from(CLAMP_BOUNDS)
     ),
-    _op("clamp_tensor", "{out} = torch.clamp({0}, {side}={1})", pairs(_clampable), _clamp_tensor),
-    _op(
+    op(
+        "clamp_tensor",
+        "{out} = torch.clamp({0}, {side}={1})",
+        pairs(_clampable),
+        _clamp_tensor,
+        family="math",
+    ),
+    op(
         "clamp_number",
         "{out} = {0}.clamp({bounds})",
         with_numbers(typed(*dtypes.NUMERIC), ANY, fits=stable_dtype),
         _clamp_number,
+        family="math",
     ),
     unary_op(
         "pow", "math", "{out} = torch.pow({0}, {arg})", dtypes.ALL, attrs=_pick_from(POW_EXPONENTS)
@@ -290,11 +294,12 @@ OPS = (
         "{out} = torch.pow({0}.abs() + 1, {1}.abs().clamp(max=2))",
         dtypes.NUMERIC,
     ),
-    _op(
+    op(
         "pow_number",
         "{out} = ({0}.abs() + 1) ** ({1} / 4)",
         with_numbers(typed(*dtypes.NUMERIC), ANY),
         _by_number("float"),
+        family="math",
     ),
     division_op("div", "{out} = torch.div({0}, {divisor})", dtypes.NUMERIC, result=_true_div),
     division_op("div_floor", '{out} = torch.div({0}, {divisor}, rounding_mode="floor")', ROUNDING),
@@ -304,17 +309,19 @@ OPS = (
     division_op("floordiv", "{out} = {0} // {divisor}", ROUNDING),
     division_op("remainder", "{out} = torch.remainder({0}, {divisor})", ROUNDING),
     division_op("fmod", "{out} = torch.fmod({0}, {divisor})", ROUNDING),
-    _op(
+    op(
         "floordiv_number",
         "{out} = {0} // ({1} + 1)",
         with_numbers(typed(*ROUNDING), ANY, fits=stable_dtype),
         _by_number(),
+        family="math",
     ),
-    _op(
+    op(
         "remainder_number",
         "{out} = torch.remainder({0}, -({1} + 1))",
         with_numbers(typed(*ROUNDING), ANY, fits=stable_dtype),
         _by_number(),
+        family="math",
     ),
     # EXIR only: Thunder 0.2.6 has no `mod` method for tensor proxies, so `tensor % x`
     # raises "TypeError: 'NoneType' object is not callable" at trace time (whatever x
@@ -329,17 +336,19 @@ OPS = (
     ),
     # Promotion mixes: a Python number (int or float per call) with a half tensor stays
     # half; an int tensor divided by a number is float32; a bool mask times a tensor.
-    _op(
+    op(
         "half_number",
         "{out} = {0}.to(torch.float16) * {1} + 0.5",
         with_numbers(typed(*dtypes.ALL), ANY),
         _of_dtype("float16"),
+        family="math",
     ),
-    _op(
+    op(
         "long_div_number",
         "{out} = {0}.long() / ({1} + 1)",
         with_numbers(typed(*dtypes.ALL), ANY),
         _of_dtype(dtypes.DEFAULT_FLOAT),
+        family="math",
     ),
     unary_op("mask_mul", "math", "{out} = ({0} > 0) * {0}", dtypes.ALL),
     # clamp_, div_ and mul_ with promotion, in one op (a pair of ops: see _inplace).

@@ -17,14 +17,9 @@ from __future__ import annotations
 
 import sympy
 
-from fuzz.ops.spec import Built, OpSpec, TensorType, float_typed, unary
+from fuzz.ops.spec import F_IMPORT, Built, TensorType, float_typed, op, unary
 
-F_IMPORT = ("import torch.nn.functional as F",)
 EPS = ("1e-05", "0.001")
-
-
-def _op(name, template, accept, build, aliases=False):
-    return OpSpec(name, "norm", template, unary(accept), build, imports=F_IMPORT, aliases=aliases)
 
 
 def _ranked(rank):
@@ -65,23 +60,53 @@ def _dropout(types, syms, pick):
 
 
 OPS = (
-    _op("softmax", "{out} = torch.softmax({0}, dim={dim})", _ranked(1), _softmax),
-    _op("log_softmax", "{out} = F.log_softmax({0}, dim={dim})", _ranked(1), _softmax),
-    _op(
+    op(
+        "softmax",
+        "{out} = torch.softmax({0}, dim={dim})",
+        unary(_ranked(1)),
+        _softmax,
+        family="norm",
+        imports=F_IMPORT,
+    ),
+    op(
+        "log_softmax",
+        "{out} = F.log_softmax({0}, dim={dim})",
+        unary(_ranked(1)),
+        _softmax,
+        family="norm",
+        imports=F_IMPORT,
+    ),
+    op(
         "layer_norm",
         "{out} = F.layer_norm({0}, {0}.shape[-{k}:], eps={eps})",
-        _ranked(1),
+        unary(_ranked(1)),
         _last_dims,
+        family="norm",
+        imports=F_IMPORT,
     ),
-    _op("rms_norm", "{out} = F.rms_norm({0}, {0}.shape[-{k}:], eps={eps})", _ranked(1), _last_dims),
-    _op(
-        "group_norm", "{out} = torch.group_norm({0}, {groups}, eps={eps})", _ranked(2), _group_norm
+    op(
+        "rms_norm",
+        "{out} = F.rms_norm({0}, {0}.shape[-{k}:], eps={eps})",
+        unary(_ranked(1)),
+        _last_dims,
+        family="norm",
+        imports=F_IMPORT,
     ),
-    _op(
+    op(
+        "group_norm",
+        "{out} = torch.group_norm({0}, {groups}, eps={eps})",
+        unary(_ranked(2)),
+        _group_norm,
+        family="norm",
+        imports=F_IMPORT,
+    ),
+    op(
         "dropout_eval",
         "{out} = F.dropout({0}, p={p}, training=False)",
-        _ranked(0),
+        unary(_ranked(0)),
         _dropout,
+        family="norm",
+        imports=F_IMPORT,
         aliases=True,
     ),
 )

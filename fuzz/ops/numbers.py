@@ -25,7 +25,16 @@ from __future__ import annotations
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, Decision, OpSpec, TensorType, float_typed, with_numbers
+from fuzz.ops.spec import (
+    EXIR_ONLY,
+    THUNDER_ONLY,
+    Built,
+    Decision,
+    TensorType,
+    float_typed,
+    op,
+    with_numbers,
+)
 
 INT, ANY = ("int",), ("int", "scalar")
 MATH = ("import math",)
@@ -34,12 +43,6 @@ ARMS = ("{x} * 2.0", "{x} + 1.0", "torch.sin({x})", "-{x}", "{x} * {x}")
 
 def _any(t, syms):
     return True
-
-
-def _op(
-    name, template, operands, build, lanes=frozenset({"thunder", "exir"}), imports=(), aliases=False
-):
-    return OpSpec(name, "number", template, operands, build, lanes, imports, aliases)
 
 
 def _result(t: TensorType, number_type: str) -> str:
@@ -171,79 +174,107 @@ def _loop(types, syms, pick):
 _IF = "if {test}:\n    {out} = {then}\nelse:\n    {out} = {other}"
 
 OPS = (
-    _op("mul_number", "{out} = {0} * {1}", with_numbers(_any, ANY, fits=_stable_dtype), _mul),
-    _op("shift_number", "{out} = {0} + ({1} - 1) / 2", with_numbers(_any, ANY), _shift),
-    _op(
+    op(
+        "mul_number",
+        "{out} = {0} * {1}",
+        with_numbers(_any, ANY, fits=_stable_dtype),
+        _mul,
+        family="number",
+    ),
+    op(
+        "shift_number",
+        "{out} = {0} + ({1} - 1) / 2",
+        with_numbers(_any, ANY),
+        _shift,
+        family="number",
+    ),
+    op(
         "math_number",
         "{out} = {0} * {call}",
         with_numbers(_any, ANY),
         _math(_INT_MATH, _SCALAR_MATH),
+        family="number",
         imports=MATH,
     ),
-    _op(
+    op(
         "math_round",
         "{out} = {0} * {call}",
         with_numbers(_any, ("scalar",)),
         _math((), ("floor", "ceil")),
-        frozenset({"exir"}),
-        MATH,
+        family="number",
+        lanes=EXIR_ONLY,
+        imports=MATH,
     ),
-    _op(
+    op(
         "if_number",
         _IF.replace("{test}", "{1} > {k}"),
         with_numbers(float_typed, ANY),
         _if_number,
+        family="number",
     ),
-    _op(
+    op(
         "if_shape_number",
         _IF.replace("{test}", "{0}.shape[{dim}] > {1}"),
         with_numbers(lambda t, s: float_typed(t, s) and bool(_backed_dims(t, s)), ANY),
         _if_shape_number,
+        family="number",
     ),
-    _op("new_zeros_number", "{out} = {0}.new_zeros(({1},))", with_numbers(_any, INT), _new_zeros),
-    _op(
+    op(
+        "new_zeros_number",
+        "{out} = {0}.new_zeros(({1},))",
+        with_numbers(_any, INT),
+        _new_zeros,
+        family="number",
+    ),
+    op(
         "new_full_number",
         "{out} = {0}.new_full(({1},), {2})",
         with_numbers(_any, INT, ANY),
         _new_full,
+        family="number",
     ),
-    _op(
+    op(
         "expand_number",
         "{out} = {0}.unsqueeze(0).expand({1}, *{0}.shape)",
         with_numbers(_any, INT),
         _expand,
+        family="number",
         aliases=True,
     ),
-    _op(
+    op(
         "slice_number",
         "{out} = {0}[:{1}]",
         with_numbers(lambda t, s: t.rank >= 1, INT),
         _clamped("slice-clamp"),
+        family="number",
         aliases=True,
     ),
     # Thunder only: under torch.export `min(n, x.shape[d])` is a `torch.sym_min` node, which
     # ExecuTorch's edge verifier rejects (corpus_new/executorch_sym_min_edge_verifier.py);
     # `slice_number` clamps the same way in both lanes.
-    _op(
+    op(
         "narrow_number",
         "{out} = {0}.narrow({dim}, 0, min({1}, {0}.shape[{dim}]))",
         with_numbers(lambda t, s: t.rank >= 1, INT),
         _clamped("min"),
-        frozenset({"thunder"}),
+        family="number",
+        lanes=THUNDER_ONLY,
         aliases=True,
     ),
-    _op(
+    op(
         "index_number",
         "{out} = {0}[{1} % {0}.shape[0]]",
         with_numbers(lambda t, s: t.rank >= 1 and s.at_least_one(t.shape[0]), INT),
         _index,
+        family="number",
         aliases=True,
     ),
-    _op(
+    op(
         "loop_number",
         "{out} = {0}\nfor _ in range({1}):\n    {out} = {out} * 0.5 + 1.0",
         with_numbers(float_typed, INT),
         _loop,
+        family="number",
         aliases=True,
     ),
 )

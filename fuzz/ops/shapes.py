@@ -19,16 +19,20 @@ import dataclasses
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, OpSpec, TensorType, half, pairs, quotient, unary, with_numbers
-
-BOTH = frozenset({"thunder", "exir"})
-EXIR_ONLY = frozenset({"exir"})
-THUNDER_ONLY = frozenset({"thunder"})
-F_IMPORT = ("import torch.nn.functional as F",)
-
-
-def _op(name, family, template, operands, build, aliases=False, imports=(), lanes=BOTH):
-    return OpSpec(name, family, template, operands, build, lanes, imports, aliases)
+from fuzz.ops.spec import (
+    EXIR_ONLY,
+    F_IMPORT,
+    THUNDER_ONLY,
+    Built,
+    OpSpec,
+    TensorType,
+    half,
+    op,
+    pairs,
+    quotient,
+    unary,
+    with_numbers,
+)
 
 
 def _like(t: TensorType, shape) -> TensorType:
@@ -273,48 +277,48 @@ def _unflatten_by(types, syms, pick):
 
 
 _OPS = (
-    _op(
+    op(
         "pad_constant",
-        "shape",
         "{out} = F.pad({0}, {pad}, value={value})",
         _ranked(1),
         _pad_constant,
+        family="shape",
         imports=F_IMPORT,
     ),
     # reflect/replicate: EXIR only, Thunder 0.2.6 pads in constant mode only ("RuntimeError:
     # Mode arguments other than constant are not supported").
-    _op(
+    op(
         "pad_reflect",
-        "shape",
         "{out} = F.pad({src}, {pad}, mode='reflect'){post}",
         unary(_paddable),
         _pad_sided("reflect"),
-        imports=F_IMPORT,
+        family="shape",
         lanes=EXIR_ONLY,
+        imports=F_IMPORT,
     ),
-    _op(
+    op(
         "pad_replicate",
-        "shape",
         "{out} = F.pad({src}, {pad}, mode='replicate'){post}",
         unary(_paddable),
         _pad_sided("replicate"),
-        imports=F_IMPORT,
+        family="shape",
         lanes=EXIR_ONLY,
+        imports=F_IMPORT,
     ),
-    _op("repeat", "shape", "{out} = {0}.repeat{reps}", _ranked(1), _repeat),
-    _op("tile", "shape", "{out} = torch.tile({0}, {reps})", _ranked(1), _tile),
-    _op("flip", "shape", "{out} = torch.flip({0}, {dims})", _ranked(1), _flip),
-    _op("flip_dims", "shape", "{out} = torch.flip({0}, {dims})", _ranked(2), _flip_dims),
-    _op("roll", "shape", "{out} = torch.roll({0}, {shift}, {dims})", _ranked(1), _roll),
-    _op(
+    op("repeat", "{out} = {0}.repeat{reps}", _ranked(1), _repeat, family="shape"),
+    op("tile", "{out} = torch.tile({0}, {reps})", _ranked(1), _tile, family="shape"),
+    op("flip", "{out} = torch.flip({0}, {dims})", _ranked(1), _flip, family="shape"),
+    op("flip_dims", "{out} = torch.flip({0}, {dims})", _ranked(2), _flip_dims, family="shape"),
+    op("roll", "{out} = torch.roll({0}, {shift}, {dims})", _ranked(1), _roll, family="shape"),
+    op(
         "roll_number",
-        "shape",
         "{out} = torch.roll({0}, {shift}, {dims})",
         with_numbers(lambda t, s: t.rank >= 1, ("int",)),
         _roll,
+        family="shape",
     ),
-    _op("tril", "shape", "{out} = torch.tril({0}, {diagonal})", _ranked(2), _triangle),
-    _op("triu", "shape", "{out} = torch.triu({0}, {diagonal})", _ranked(2), _triangle),
+    op("tril", "{out} = torch.tril({0}, {diagonal})", _ranked(2), _triangle, family="shape"),
+    op("triu", "{out} = torch.triu({0}, {diagonal})", _ranked(2), _triangle, family="shape"),
 )
 
 _VIEWS = (
@@ -323,86 +327,88 @@ _VIEWS = (
     # ... S5 unexplained sharing ...", every program: a harness gap). unbind, tensor_split:
     # both lanes (the EXIR crash once held against tensor_split was roll's: corpus
     # executorch_prim_mod_sign).
-    _op(
-        "split",
+    op(
         "split",
         "{out0}, {out1} = torch.split({0}, {sizes}, {dim})",
         _ranked(1),
         _split,
+        family="split",
         lanes=THUNDER_ONLY,
     ),
-    _op(
+    op(
         "chunk",
-        "split",
         "{out0}, {out1} = torch.chunk({0}, 2, {dim})",
         unary(lambda t, s: bool(_chunk_dims(t, s))),
         _chunk,
+        family="split",
         lanes=THUNDER_ONLY,
     ),
-    _op(
+    op(
         "tensor_split",
-        "split",
         "{out0}, {out1} = torch.tensor_split({0}, {where}, {dim})",
         _ranked(1),
         _tensor_split(2),
+        family="split",
     ),
-    _op(
+    op(
         "tensor_split3",
-        "split",
         "{out0}, {out1}, {out2} = torch.tensor_split({0}, {where}, {dim})",
         _ranked(1),
         _tensor_split(3),
+        family="split",
     ),
-    _op(
+    op(
         "unbind",
-        "split",
         "({out},) = torch.unbind({0}, {dim})",
         unary(lambda t, s: any(d == 1 for d in t.shape)),
         _unbind,
+        family="split",
     ),
-    _op(
+    op(
         "diagonal",
-        "layout",
         "{out} = torch.diagonal({0}, 0, {d1}, {d2})",
         _ranked(2),
         _diagonal,
+        family="layout",
     ),
-    _op("movedim", "layout", "{out} = torch.movedim({0}, {src}, {dst})", _ranked(1), _movedim),
-    _op(
+    op(
+        "movedim", "{out} = torch.movedim({0}, {src}, {dst})", _ranked(1), _movedim, family="layout"
+    ),
+    op(
         "flatten_range",
-        "layout",
         "{out} = {0}.flatten({start}, {end})",
         _ranked(2),
         _flatten_range,
+        family="layout",
     ),
-    _op(
+    op(
         "unflatten",
-        "layout",
         "{out} = {0}.unflatten({dim}, ({k}, {0}.shape[{dim}] // {k}))",
         _ranked(1),
         _unflatten,
+        family="layout",
     ),
-    _op(
+    op(
         "unflatten_by",
-        "layout",
         "{out} = {0}.unflatten({dim}, ({1}.shape[{j}], {0}.shape[{dim}] // {1}.shape[{j}]))",
         pairs(lambda a, b, s: bool(_divisors(a, b, s))),
         _unflatten_by,
+        family="layout",
     ),
 )
 
 
-def _as_view(op: OpSpec) -> OpSpec:
+def _as_view(base: OpSpec) -> OpSpec:
     """The op returns views of operand 0: they may share its storage, and a view of an
     expanded tensor is no more writable in place than the tensor (views.py does the same)."""
 
     def build(types, syms, pick):
-        built, writable = op.build(types, syms, pick), types[0].writable
+        built, writable = base.build(types, syms, pick), types[0].writable
         outputs = tuple(dataclasses.replace(t, writable=writable) for t in built.outputs)
         return dataclasses.replace(built, outputs=outputs)
 
-    return dataclasses.replace(op, build=build, aliases=True)
+    return dataclasses.replace(base, build=build, aliases=True)
 
 
 # split/chunk/unbind/diagonal/movedim/flatten/unflatten return views of their operand.
-OPS = _OPS + tuple(_as_view(op) for op in _VIEWS)
+OPS = _OPS + tuple(_as_view(view) for view in _VIEWS)

@@ -26,10 +26,17 @@ from __future__ import annotations
 import sympy
 
 from fuzz.ops import dtypes
-from fuzz.ops.spec import Built, Decision, OpSpec, TensorType, typed, unary, with_numbers
+from fuzz.ops.spec import (
+    EXIR_ONLY,
+    Built,
+    Decision,
+    TensorType,
+    op,
+    typed,
+    unary,
+    with_numbers,
+)
 
-BOTH = frozenset({"thunder", "exir"})
-EXIR_ONLY = frozenset({"exir"})
 NO_TIES = ("float32", "float64")  # topk indices: random normal values never tie here
 BINS = 8  # bincount's fixed length (values are clamped below it)
 _BIN_VALUES = f"{{0}}.reshape(-1).long().abs().clamp(max={BINS - 1})"
@@ -39,10 +46,6 @@ def _at_most(out: str, bound: str) -> str:
     """A line bounding a data-dependent length for export (an unbacked size needs a finite
     upper bound to be planned), true by the op's semantics at every call."""
     return f"\ntorch._check({out}.shape[0] <= {bound})"
-
-
-def _op(name, family, template, operands, build, lanes=BOTH):
-    return OpSpec(name, family, template, operands, build, lanes)
 
 
 def _ranked(*takes):
@@ -149,82 +152,81 @@ _all = _ranked(*dtypes.ALL)
 _numeric = _ranked(*dtypes.NUMERIC)
 
 OPS = (
-    _op(
-        "sort",
+    op(
         "sort",
         "{out} = torch.sort({0}, dim={dim}, descending={descending})[0]",
         _all,
         _sort(False),
+        family="sort",
     ),
-    _op(
+    op(
         "sort_stable",
-        "sort",
         "{out0}, {out1} = torch.sort({0}, dim={dim}, descending={descending}, stable=True)",
         _all,
         _sort(True),
+        family="sort",
     ),
-    _op(
+    op(
         "argsort",
-        "sort",
         "{out} = torch.argsort({0}, dim={dim}, descending={descending}, stable=True)",
         _all,
         _argsort,
+        family="sort",
     ),
-    _op(
+    op(
         "topk",
-        "sort",
         "{out} = torch.topk({0}, {k}, dim={dim}, largest={largest})[0]",
         _numeric,
         _topk(False),
+        family="sort",
     ),
-    _op(
+    op(
         "topk_indices",
-        "sort",
         "{out0}, {out1} = torch.topk({0}, {k}, dim={dim}, largest={largest})",
         unary(lambda t, s: t.rank >= 1 and typed(*NO_TIES)(t, s)),
         _topk(True),
+        family="sort",
     ),
-    _op(
+    op(
         "topk_number",
-        "sort",
         "{out} = torch.topk({0}, {k}, dim={dim}, largest={largest})[0]",
         with_numbers(lambda t, s: t.rank >= 1 and t.dtype in dtypes.NUMERIC, ("int",)),
         _topk(False),
+        family="sort",
     ),
-    _op(
+    op(
         "searchsorted",
-        "sort",
         "{out} = torch.searchsorted({bounds}, {0}, right={right})",
         _numeric,
         _searchsorted,
+        family="sort",
     ),
     # EXIR only: Thunder 0.2.6 has no bincount even with a fixed length ("NotImplementedError:
     # Exception encountered when doing automatic registration for bincount, please use
     # manual registration: DynamicOutputShapeException").
-    _op(
+    op(
         "bincount",
-        "count",
         f"{{out}} = torch.bincount({_BIN_VALUES}, minlength={BINS})"
         f"\ntorch._check({{out}}.shape[0] == {BINS})",
         _numeric,
         _bincount,
-        EXIR_ONLY,
+        family="count",
+        lanes=EXIR_ONLY,
     ),
-    _op(
+    op(
         "repeat_interleave",
-        "count",
         "{out} = {0}.repeat_interleave({r}, dim={dim})",
         _all,
         _repeat_int,
+        family="count",
     ),
     # EXIR only: Thunder 0.2.6 has no `torch.repeat_interleave(repeats)` (the one-tensor form:
     # "TypeError: repeat_interleave() missing 1 required positional argument: 'repeats'")
     # and no `output_size` ("NotImplementedError: thunder.torch.repeat_interleave does not
     # support dim argument yet"). The repeat index is its own line so that each aten node
     # of the export maps to the eager value of its own line.
-    _op(
+    op(
         "repeat_interleave_sized",
-        "count",
         "{out}_at = torch.repeat_interleave(\n"
         "    torch.remainder(torch.arange({0}.shape[{dim}]), 2) + 1,\n"
         "    output_size={0}.shape[{dim}] + {0}.shape[{dim}] // 2,\n"
@@ -232,49 +234,50 @@ OPS = (
         "{out} = {0}.index_select({dim}, {out}_at)",
         _all,
         _repeat_sized,
-        EXIR_ONLY,
+        family="count",
+        lanes=EXIR_ONLY,
     ),
     # Data-dependent sizes: Thunder 0.2.6 cannot trace them.
-    _op(
+    op(
         "unique",
-        "data-dependent",
         "{out} = torch.unique({0}, sorted=True)" + _at_most("{out}", "{0}.numel()"),
         _all,
         _flat_unbacked(lambda t: t.numel()),
-        EXIR_ONLY,
+        family="data-dependent",
+        lanes=EXIR_ONLY,
     ),
-    _op(
+    op(
         "unique_inverse",
-        "data-dependent",
         "{out0}, {out1} = torch.unique({0}, sorted=True, return_inverse=True)"
         + _at_most("{out0}", "{0}.numel()"),
         _all,
         _unique_inverse,
-        EXIR_ONLY,
+        family="data-dependent",
+        lanes=EXIR_ONLY,
     ),
-    _op(
+    op(
         "unique_consecutive",
-        "data-dependent",
         "{out} = torch.unique_consecutive({0}.reshape(-1))" + _at_most("{out}", "{0}.numel()"),
         _all,
         _flat_unbacked(lambda t: t.numel()),
-        EXIR_ONLY,
+        family="data-dependent",
+        lanes=EXIR_ONLY,
     ),
-    _op(
+    op(
         "bincount_free",
-        "data-dependent",
         f"{{out}} = torch.bincount({_BIN_VALUES})" + _at_most("{out}", str(BINS)),
         _numeric,
         _flat_unbacked(lambda t: sympy.Integer(BINS), lambda d: "int64"),
-        EXIR_ONLY,
+        family="data-dependent",
+        lanes=EXIR_ONLY,
     ),
-    _op(
+    op(
         "repeat_interleave_free",
-        "data-dependent",
         "{out} = torch.repeat_interleave({0}.reshape(-1), ({0}.reshape(-1) > 0).long() + 1)"
         + _at_most("{out}", "2 * {0}.numel()"),
         _all,
         _flat_unbacked(lambda t: 2 * t.numel()),
-        EXIR_ONLY,
+        family="data-dependent",
+        lanes=EXIR_ONLY,
     ),
 )

@@ -296,6 +296,28 @@ class OpSpec:
     aliases: bool = False  # output 0 may share storage with operand 0 (views, in-place)
 
 
+BOTH = frozenset({"thunder", "exir"})
+EXIR_ONLY = frozenset({"exir"})
+THUNDER_ONLY = frozenset({"thunder"})
+F_IMPORT = ("import torch.nn.functional as F",)
+
+
+def op(
+    name: str,
+    template: str,
+    operands: Callable[[Sequence[Value], Symbols], list[tuple[int, ...]]],
+    build: Callable[[Sequence[Value], Symbols, Picker], Built | None],
+    *,
+    family: str,
+    lanes: frozenset[str] = BOTH,
+    imports: tuple[str, ...] = (),
+    aliases: bool = False,
+) -> OpSpec:
+    """An `OpSpec`: what every op states (name, template, operands, build) in order, and
+    its family and what only some ops need (lanes, imports, aliases) by keyword."""
+    return OpSpec(name, family, template, operands, build, lanes, imports, aliases)
+
+
 # ---- operand helpers -------------------------------------------------------------------
 
 

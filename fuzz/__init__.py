@@ -8,16 +8,22 @@ The public API is small:
         result = run_case(generated.case, lanes=("thunder",))
         assert not result.divergences
 
-Layers, each importing only the ones below it (tests/core/test_architecture.py checks this):
+Layers, each importing only the ones below it (the import-linter layers contract in
+pyproject.toml states these groups; modules of one group may import each other):
     core      fuzz.case (the case-file format), fuzz.divergence (kinds), fuzz.signature,
-              fuzz.corpus, fuzz.speedups (the speedups switch), fuzz.errors, fuzz.defaults
+              fuzz.corpus, fuzz.known (registered bugs), fuzz.buckets, fuzz.procs (child
+              processes), fuzz.speedups (the speedups switch), fuzz.errors, fuzz.defaults
               (defaults shared by the commands, the campaign and the generator): no torch
     generator fuzz.ops (the op catalogue), fuzz.program, fuzz.calls, fuzz.render,
-              fuzz.strategies
-    lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.backends, fuzz.case_runner,
-              fuzz.outcome (run one lane and classify), fuzz.prepare (per-process setup)
-    commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.__main__,
-              fuzz.pytest_plugin (pytest: the fixes switch, corpus cases as items)
+              fuzz.reduce (1-minimal programs), fuzz.strategies, fuzz.settings (Hypothesis
+              profiles)
+    lanes     fuzz.tensors, fuzz.observe, fuzz.oracles, fuzz.facts, fuzz.custom_ops,
+              fuzz.backends, fuzz.case_runner, fuzz.outcome (run one lane and classify),
+              fuzz.prepare (per-process setup)
+    commands  fuzz.campaign (the nightly job), fuzz.replay, fuzz.repro_export, fuzz.explore
+              (in-process exploration), fuzz.extra (optional engines), fuzz.__main__,
+              fuzz.pytest_plugin (pytest: the fixes switch, corpus cases as items),
+              fuzz.docs (the generated docs)
 
 The names above are loaded on first use (PEP 562), so `import fuzz.case` or
 `import fuzz.signature` does not import torch.

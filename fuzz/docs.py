@@ -230,27 +230,52 @@ def _module_path(module: str) -> Path:
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 
+def layer_modules(layer: str) -> list[str]:
+    """The modules of one entry of an import-linter `layers` list: `a : b` (modules that may
+    import each other) or `a | b` (modules that may not)."""
+    return [m.strip() for m in re.split(r"[:|]", layer)]
+
+
+def layer_groups(init: Path = ROOT / "fuzz" / "__init__.py") -> list[tuple[str, list[str]]]:
+    """The groups of fuzz/__init__.py's docstring, from the bottom: (name, modules named)."""
+    doc = _docstring(init).split("\nLayers,", 1)[1].split("\n\n", 1)[0]
+    groups: list[tuple[str, list[str]]] = []
+    for line in doc.splitlines():
+        if re.match(r"    \w", line):
+            groups.append((line.split()[0], []))
+        if groups:
+            groups[-1][1].extend(re.findall(r"fuzz\.[\w.]+\w", line))
+    return groups
+
+
 def layers_block(pyproject: Path = ROOT / "pyproject.toml") -> str:
     import tomllib  # Python 3.11+; only this generator needs it
 
     contracts = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]["contracts"]
+    names = [name for name, _ in reversed(layer_groups())]
     out = []
     for contract in contracts:
         out += [f"**{contract['name']}** (import-linter, `{contract['type']}`)", ""]
         if contract["type"] == "layers":
             rows = []
             for depth, layer in enumerate(contract["layers"], 1):
-                for module in (m.strip() for m in layer.split(":")):
+                group = (
+                    f"{depth} {names[depth - 1]}"
+                    if len(names) == len(contract["layers"])
+                    else str(depth)
+                )
+                for module in layer_modules(layer):
                     rows.append(
                         (
-                            str(depth),
+                            group,
                             f"`{module}`",
                             first_paragraph(_docstring(_module_path(module))),
                         )
                     )
             out += [
-                "From the top; a module may import only from layers below its own (modules on",
-                "one row, separated in pyproject by `:`, are independent of each other).",
+                "From the top; a module may import only from layers below its own. Each layer",
+                "is a group of fuzz/__init__.py's docstring; modules of one layer (separated in",
+                "pyproject by `:`) may import each other.",
                 "",
                 _table(("layer", "module", "what it is (its docstring)"), rows),
                 "",

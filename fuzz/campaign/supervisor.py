@@ -388,7 +388,3 @@ def auto_workers() -> int:
     """One worker per core, at most MAX_AUTO_WORKERS: a worker spends most of its time in
     one backend process (single-threaded tracing and planning), so cores bound throughput."""
     return max(1, min(defaults.MAX_AUTO_WORKERS, os.cpu_count() or 1))
-
-
-def describe_settings(s: CampaignSettings) -> dict[str, Any]:
-    return dataclasses.asdict(s) | {"out": str(s.out)}

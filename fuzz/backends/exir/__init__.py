@@ -12,6 +12,14 @@ Read in this order:
   interpret.py running the ATen or edge program node by node with real tensors
   runtime.py   loading and running the .pte with the pip runtime
   contract.py  which calls are inside the exported contract; probes just outside it
+  origin.py    where the edge program first departs from the ATen program on a call
+               (the `origin` and `dtype_origin` facts)
+  emulate.py   runtime kernel semantics that differ from ATen's, as eager emulations: is
+               a wrong runtime result what one of them computes
+  edge_run.py  the edge program run in eager, for calls the runtime gives no result for
+               (`exir.edge-result`)
+  kernels/     runtime kernels of ours for the harness's `fuzz::` custom ops (C++, built
+               once against the wheel's libexecutorch.so)
   speedups.py  torch.export's registry bookkeeping without its redundant passes (same
                graphs, a third less to_edge time)
   kinds.py     the lane's divergence kinds (data, no torch: the core reads them before

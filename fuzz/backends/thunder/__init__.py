@@ -6,6 +6,9 @@ Read in this order:
   lane.py      ThunderLane: jit once, feed the calls, check each (start here)
   oracles/     the lane's own judgement: cache.py, unsound and missed legal hits by
                trace comparison (results and aliasing are fuzz/oracles/, shared)
+  repairs.py   diagnostic repairs: Thunder with one registered bug repaired, for the
+               annotation's re-runs (`repaired_by`)
+  origin.py    the first program value Thunder gets wrong (a wrong result's `origin`)
   speedups.py  Thunder's interpreter without its pure-overhead costs (same traces), a
                fixes._patching.PatchSet switched by --speedups
   kinds.py     the lane's divergence kinds (data, no torch: the core reads them before

@@ -105,7 +105,7 @@ def _multi(name, template, takes, empty_ok, result, never_empty=False, kind=None
     dim is the single-dim op's (`_single`), so the tuple form spends its draws where
     several reduced dims must be kept or squeezed together. (Until 2026-12-04 it took
     one eligible dim too: 38 % of its draws were on rank-1 operands or one eligible dim,
-    the single-dim op again; benchmarks/RESULTS.md.)"""
+    the single-dim op again; benchmarks/journal/2026-12-04.md.)"""
 
     def accept(t, syms):
         whole = not never_empty or _whole(t, syms)

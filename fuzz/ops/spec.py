@@ -221,7 +221,7 @@ class Picker:
     every choice was the same value modulo its count: the value that picked `flip` among
     the shape ops also fixed whether it flipped several dims, and one call plan gene gave
     every size symbol of the same range the same size, so "this dim is 1 and that one is
-    not" was rare (benchmarks/RESULTS.md, eighth session).
+    not" was rare (benchmarks/journal/2026-12-03.md, eighth session).
     """
 
     def __init__(self, gene: Sequence[int]):

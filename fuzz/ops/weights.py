@@ -12,14 +12,14 @@ torch.cond, number inputs) weigh more. A family not listed weighs 1.
   often as one of a 3-op family. The pick scales one gene value over the total weight
   (`Picker.weighted`), as the total is above the 256 values a gene holds.
 * "family": a family's share is its weight whatever its number of ops (the generator
-  until 2026-12-02; kept to compare, benchmarks/bench_op_weights.py). It kept a growing
+  until 2026-12-02; kept to compare, lab/bench_op_weights.py). It kept a growing
   catalogue of everyday ops from diluting the stress families, but drew each of 28 math
   ops at a tenth of a custom op's rate: `//` was 0.1 % of draws, about once a 120 s night.
 
 Under "op" the nightly's coverage floors guard the stress families instead (EXIR: 30 % of
 programs hold a data-dependent op, a custom op or a cond; Thunder: 25 % a number input;
 tests/generator/test_generator.py); custom and branch weigh 6 and 3 so that Thunder's
-custom/cond share stays about a third (benchmarks/RESULTS.md). The first time it was the
+custom/cond share stays about a third (benchmarks/journal/). The first time it was the
 default, CI's Hypothesis runs drew under it a `chunk` of a dim that is 1 at some call (a
 rule bug the old weights hid, fixed in fuzz/ops/spec.py `half`).
 

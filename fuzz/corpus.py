@@ -23,11 +23,13 @@ a registered pattern matches it on whatever program it shows. A kind in EXPECT d
 make that kind known for every program: `thunder.wrong-result` in one known-bug case must
 not hide all other wrong results. The kinds EXPECTed anywhere are kept too
 (`expect_kinds`), for reports. The index reads files with `ast` only, so building it runs
-no case code.
+no case code. Neither do `pattern_variants` (`<corpus>/variants/<case>/<form>.py`: other
+programs showing a case's bug, for tests/core/test_pattern_variants.py; no cases).
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import re
@@ -36,8 +38,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from fuzz.case import bug_patterns, case_metadata
-from fuzz.divergence import lane_of, stage_kind
+from fuzz.case import METADATA, bug_patterns, case_metadata
+from fuzz.divergence import KINDS, lane_of, stage_kind
 from fuzz.errors import FuzzError
 from fuzz.known import BugPattern
 from fuzz.signature import Signature, normalize_source, signatures_of_source
@@ -291,8 +293,6 @@ class RootCause:
 def root_causes(paths: Iterable[Path]) -> list[RootCause]:
     """The root causes of the case files `paths`, each with its variants folded in (a
     VARIANT_OF naming a case not among them makes the case its own root cause)."""
-    import ast
-
     metas: dict[str, dict[str, Any]] = {}
     docs: dict[str, str] = {}
     for path in paths:
@@ -321,3 +321,76 @@ def root_causes(paths: Iterable[Path]) -> list[RootCause]:
         if (root := root_of(name)) != name:
             out[root].variants.append(name)
     return sorted(out.values(), key=lambda r: r.name)
+
+
+# ---- pattern variants: other programs that show a registered bug ------------------------
+
+VARIANTS_DIR = "variants"  # corpus/variants/<case>/<form>.py
+_FORM = re.compile(r"(?!test)[a-z0-9][a-z0-9_-]*")
+
+
+class VariantError(FuzzError):
+    """A pattern-variant file that cannot be used; the message names the file and why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """Another form of corpus case `case`'s bug, which its MATCHES must recognise on `lane`."""
+
+    case: str  # its folder's name
+    form: str  # its file's stem
+    lane: str
+    isolate: bool  # ISOLATE: it kills the process that runs it
+    source: str  # the program: the file without its docstring
+    path: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.case}:{self.form}"
+
+
+def load_variant(path: str | os.PathLike) -> Variant:
+    """Read `<corpus>/variants/<case>/<form>.py` with `ast` (nothing runs): a case file
+    with a docstring, `program`, `calls()`, LANES naming one lane, and no metadata but
+    DIMS, DEVICES and ISOLATE (else VariantError)."""
+    path = Path(path)
+    corpus, case, form = path.parent.parent.parent, path.parent.name, path.stem
+    case_file, lanes = corpus / f"{case}.py", sorted({lane_of(k) for k in KINDS})
+
+    def bad(problem: str) -> VariantError:
+        return VariantError(f"{path}: {problem}")
+
+    if path.suffix != ".py" or path.parent.parent.name != VARIANTS_DIR or not path.is_file():
+        raise bad(f"a variant is a file <corpus>/{VARIANTS_DIR}/<case>/<form>.py")
+    if not is_case_file(case_file) or not bug_patterns(case_metadata(case_file.read_text())):
+        raise bad(f"its folder names no corpus case with MATCHES ({case_file})")
+    if not _FORM.fullmatch(form):
+        raise bad("its name must be lowercase letters, digits, - and _ (not test*)")
+    try:
+        tree = ast.parse(source := path.read_text())
+    except SyntaxError as e:
+        raise bad(f"syntax error at line {e.lineno}: {e.msg}") from e
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if not ast.get_docstring(tree) or not {"program", "calls"} <= defined:
+        raise bad("it needs a docstring (the form it shows), `program` and `calls`")
+    meta = case_metadata(source)
+    if not (isinstance(got := meta.get("LANES"), tuple) and len(got) == 1 and got[0] in lanes):
+        raise bad(f"LANES must be a literal tuple of one lane of {lanes}, got {got!r}")
+    if extra := sorted(set(meta) - {"LANES", "DIMS", "DEVICES", "ISOLATE"}):
+        raise bad(f"{', '.join(extra)}: a corpus case's field; a variant registers nothing")
+    for key, value in meta.items():
+        if (problem := METADATA[key].check(value)) is not None:
+            raise bad(f"{key} {problem}, got {value!r}")
+    body = "\n".join(source.splitlines()[tree.body[0].end_lineno :]).lstrip("\n") + "\n"
+    return Variant(case, form, meta["LANES"][0], meta.get("ISOLATE") is True, body, path)
+
+
+def pattern_variants(corpus_dir: str | os.PathLike) -> list[Variant]:
+    """Every variant under `corpus_dir/variants/`, by case and form ([] without any)."""
+    root, out = Path(corpus_dir) / VARIANTS_DIR, []
+    hidden = (".", "_")  # __pycache__, editors' files
+    for folder in sorted(p for p in root.glob("*") if not p.name.startswith(hidden)):
+        if not folder.is_dir():
+            raise VariantError(f"{folder}: not a folder <case>/ of variants")
+        out += [load_variant(p) for p in sorted(folder.iterdir()) if not p.name.startswith(hidden)]
+    return out

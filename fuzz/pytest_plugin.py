@@ -29,6 +29,8 @@ corpus folder elsewhere loads it with `-p conftest` (tests.helpers.pytest_corpus
 
 Corpus files are never imported as test modules: they are not test_*.py, and when one is
 named on the command line, the python plugin's module for it is replaced by an empty one.
+The pattern variants under corpus/variants/ (fuzz.corpus.pattern_variants) are data that
+tests/core/test_pattern_variants.py reads: neither corpus items nor test modules.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ import fixes
 import fuzz.settings
 from fuzz.backends.registry import DEVICES, LANE_NAMES
 from fuzz.case import CaseError, bug_patterns, case_metadata, load_case, set_aside
-from fuzz.corpus import is_case_file
+from fuzz.corpus import VARIANTS_DIR, is_case_file
 from fuzz.defaults import EXAMPLE_TIMEOUT_S
 from fuzz.errors import FuzzError
 from fuzz.known import BugPattern
@@ -95,6 +97,17 @@ def _is_corpus_case(path: Path) -> bool:
     return path.parent.name == CORPUS_DIR.name and is_case_file(path)
 
 
+def _is_variant(path: Path) -> bool:
+    """corpus/variants/ itself or anything in it (pattern variants: data, not tests)."""
+    return any(
+        p.name == VARIANTS_DIR and p.parent.name == CORPUS_DIR.name for p in [path, *path.parents]
+    )
+
+
+def pytest_ignore_collect(collection_path: Path, config):
+    return True if _is_variant(Path(collection_path)) else None
+
+
 def pytest_collect_file(file_path: Path, parent):
     if _is_corpus_case(Path(file_path)):
         return CorpusFile.from_parent(parent, path=Path(file_path))
@@ -103,7 +116,7 @@ def pytest_collect_file(file_path: Path, parent):
 
 def pytest_pycollect_makemodule(module_path: Path, parent):
     # A corpus file named on the command line would otherwise be imported as a test module.
-    if _is_corpus_case(Path(module_path)):
+    if _is_corpus_case(Path(module_path)) or _is_variant(Path(module_path)):
         return _NotAModule.from_parent(parent, path=Path(module_path))
     return None
 

@@ -12,7 +12,15 @@ import pytest
 
 from fuzz.campaign.findings import found_labels, render_finding, replace_docstring
 from fuzz.case import CLASSES, CaseError, case_from_source, load_case
-from fuzz.corpus import CorpusIndex, DirectoryCorpus, ReadOnlyCorpus, ReadOnlyCorpusError
+from fuzz.corpus import (
+    CorpusIndex,
+    DirectoryCorpus,
+    ReadOnlyCorpus,
+    ReadOnlyCorpusError,
+    VariantError,
+    expand_paths,
+    pattern_variants,
+)
 from fuzz.divergence import stage_kind
 from fuzz.signature import normalize_source, signature, signatures_of_source
 from fuzz.tensors import materialize
@@ -509,3 +517,53 @@ def test_every_case_says_what_to_file_upstream_in_the_maintainers_words():
             at = metas[at]["VARIANT_OF"]
             assert at in metas and at not in seen, (name, at)
             seen.add(at)
+
+
+_VARIANT = (
+    '"""Another form."""\n\nimport torch\n\n\ndef program(x):\n    return (x,)\n\n\n'
+    'def calls():\n    return [(torch.ones(2),)]\n\n\nLANES = ("exir",)\n'
+)
+
+
+@pytest.mark.parametrize(
+    "where, text, problem",
+    [
+        ("a/b.py", _VARIANT, "names no corpus case with MATCHES"),
+        ("case/Bad Name.py", _VARIANT, "lowercase letters"),
+        ("case/test_x.py", _VARIANT, "not test*"),
+        ("case/b.txt", _VARIANT, "a variant is a file"),
+        ("case/b.py", _VARIANT.replace("(x,)\n", "(x,\n"), "syntax error"),
+        ("case/b.py", _VARIANT.replace('"""Another form."""', ""), "needs a docstring"),
+        ("case/b.py", _VARIANT.replace("def calls", "def call"), "`program` and `calls`"),
+        ("case/b.py", _VARIANT.replace('("exir",)', '("exir", "thunder")'), "LANES must"),
+        ("case/b.py", _VARIANT.replace('("exir",)', '("cuda",)'), "LANES must"),
+        ("case/b.py", _VARIANT + "EXPECT = ()\n", "EXPECT: a corpus case's field"),
+        ("case/b.py", _VARIANT + "DIMS = {'x': 1}\n", "DIMS must be"),
+        ("case.py", _VARIANT, "not a folder <case>/"),
+    ],
+)
+def test_a_bad_pattern_variant_file_is_named_with_what_is_wrong(tmp_path, where, text, problem):
+    """corpus/variants/<case>/<form>.py (tests/core/test_pattern_variants.py runs them)."""
+    (tmp_path / "case.py").write_text(
+        'MATCHES = ({"kind": "exir.crash", "details": "x"},)\n' + _VARIANT
+    )
+    path = tmp_path / "variants" / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    with pytest.raises(VariantError) as e:
+        pattern_variants(tmp_path)
+    assert str(e.value).startswith(str(path)) and problem in str(e.value), str(e.value)
+
+
+def test_pattern_variants_are_read_but_never_corpus_cases(tmp_path):
+    (tmp_path / "case.py").write_text(
+        'MATCHES = ({"kind": "exir.crash", "details": "x"},)\n' + _VARIANT
+    )
+    (tmp_path / "variants" / "case").mkdir(parents=True)
+    (tmp_path / "variants" / "case" / "other-form.py").write_text(_VARIANT + "ISOLATE = True\n")
+    (variant,) = pattern_variants(tmp_path)
+    assert (variant.id, variant.lane, variant.isolate) == ("case:other-form", "exir", True)
+    assert variant.source.startswith("import torch\n") and "Another form" not in variant.source
+    assert DirectoryCorpus(tmp_path).keys() == ["case"]
+    assert expand_paths([tmp_path]) == [tmp_path / "case.py"]
+    assert {v.case for v in pattern_variants(CORPUS)} <= set(DirectoryCorpus(CORPUS).keys())

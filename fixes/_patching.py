@@ -1,14 +1,25 @@
 """Monkeypatches as data: tables of `Patch` entries that are applied and undone exactly,
-and `PatchSet`s of them gated on the upstream source they reproduce.
+and `PatchSet`s of them gated on the upstream they were written against.
 
-The one patching mechanism of the project: the fixes (fixes/), the lanes' speedups
-(fuzz/backends/thunder/speedups.py, fuzz/backends/exir/speedups.py) and the compat shim
-(fixes/compat_thunder_named_tensor.py) all change upstream objects through `Patch`
-tables, applied by `apply_all` and undone by `restore_all`. The speedups and the shim
-are `PatchSet`s: named parts, each a table built when installed, each installed only
-over the upstream source it reproduces (`source_digest`, sha256, of every function it
-replaces or relies on; `PatchSet.install` refuses a part that replaces a function
-outside its gate), recorded by name (`patch_sets`), and uninstalled exactly.
+The one patching mechanism of the project. Every change to an upstream object is a
+`PatchSet` of one `kind`: the fixes (fixes/, kind "fix", installed by fixes._registry),
+the lanes' speedups ("speedup": fuzz/backends/thunder/speedups.py,
+fuzz/backends/exir/speedups.py), the compat shim ("compat":
+fixes/compat_thunder_named_tensor.py), the Thunder lane's diagnostic repairs ("repair":
+fuzz/backends/thunder/repairs.py), the fault plugins ("fault": tests/faults/) and the
+harness's own override of Hypothesis' literal pool ("harness": fuzz/strategies.py). A set
+is named parts, each a table built when installed, each installed only where its gate
+holds: the upstream source it reproduces (`upstream`: `source_digest`, sha256, of every
+function it replaces or relies on; `PatchSet.install` refuses a part that replaces a
+function outside it) or the package versions it was written for (`versions`); a part
+that replaces no function may be `ungated` and say why. A part whose gate does not hold
+is skipped, and `skipped` says why. What is installed is recorded by name (`patch_sets`,
+read by fuzz/speedups.py for reports and case files) and uninstalled exactly, last part
+first. State that is not an attribute or a dict entry (a cache to clear, sets of code
+objects to fill) is changed by a part's `before` hook, which returns its exact undo.
+
+The switches that choose patch sets (`--fixes`, `--speedups`) share one parser,
+`parse_switch`: `on` (every name), `off` (none), or `NAME,...`.
 
 A `Patch` names an owner (a class, a module, or a dict such as Thunder's lookaside map),
 a name in it (an attribute, or a key when `item` is set), the original found there and
@@ -23,10 +34,46 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.metadata
 import inspect
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+ON = ("on", "all", "1")
+OFF = ("off", "none", "0", "")
+
+
+class SwitchError(ValueError):
+    """A switch value that is not on, off or known names."""
+
+
+def parse_switch(value: str, known: Sequence[str], what: str = "name") -> list[str]:
+    """The one switch parser: `on` -> every known name, `off`/empty -> none, `a,b` ->
+    those names (each checked against `known`, in the order given). There is no default
+    here: the caller resolves a missing value first (fuzz/defaults.py says the defaults)."""
+    if value is None:
+        raise SwitchError(f"no {what} switch given")
+    value = value.strip()
+    if value.lower() in ON:
+        return list(known)
+    if value.lower() in OFF:
+        return []
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SwitchError(f"unknown {what}(s) {unknown}; known: {sorted(known)}")
+    return names
+
+
+def installed_version(package: str) -> Version | None:
+    try:
+        return Version(importlib.metadata.version(package))
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 class _Absent:
@@ -134,20 +181,38 @@ def source_digest(*functions: Callable) -> str:
 class Part:
     """One named part of a `PatchSet`: `table()` builds its entries when it is installed.
 
-    `upstream()` returns the upstream functions the part replaces or relies on; the part
-    is installed only when their `source_digest` is one the set's gate knows. A part
-    without `upstream` replaces no function (it adds names, or swaps a module reference)
-    and says why it needs no gate in `ungated`.
+    Its gate is one of: `upstream()`, the upstream functions the part replaces or relies
+    on (installed only when their `source_digest` is one the set's gate knows);
+    `versions`, package -> version specifier (installed only when each package is there
+    in such a version; the part may then replace any function); or `ungated`, why a part
+    that replaces no function (it adds names, or swaps a module reference) needs no gate.
+    `before()`, if given, changes state that is not in the table (called after the table
+    is built, before it is applied) and returns the function that undoes it exactly.
     """
 
     name: str
     table: Callable[[], list[Patch]]
     upstream: Callable[[], Sequence[Callable]] | None = None
     ungated: str = ""
+    versions: Mapping[str, str] | None = None
+    before: Callable[[], Callable[[], None]] | None = None
 
     def __post_init__(self):
-        if (self.upstream is None) == (not self.ungated):
-            raise ValueError(f"part {self.name!r}: give either upstream() or why it is ungated")
+        gates = [self.upstream is not None, bool(self.ungated), self.versions is not None]
+        if sum(gates) != 1:
+            raise ValueError(
+                f"part {self.name!r}: give either upstream(), versions or why it is ungated"
+            )
+
+    def version_mismatch(self) -> str | None:
+        """Why the installed packages are outside `versions` (None: they are inside)."""
+        for package, spec in (self.versions or {}).items():
+            version = installed_version(package)
+            if version is None:
+                return f"{package} is not installed"
+            if version not in SpecifierSet(spec):
+                return f"{package} {version} is outside {spec}"
+        return None
 
 
 _SETS: dict[str, PatchSet] = {}
@@ -187,6 +252,7 @@ class PatchSet:
             raise ValueError(f"patch set {name!r}: no gate digests for parts {missing}")
         self.name, self.kind, self.parts, self.gate = name, kind, tuple(parts), gate
         self.applied: dict[str, list[Patch]] = {}  # part -> its applied table
+        self._undo: dict[str, Callable[[], None]] = {}  # part -> its before() hook's undo
         self.skipped: dict[str, str] = {}  # part not installed -> why
         self._active = False
         self._lock = threading.RLock()
@@ -201,7 +267,10 @@ class PatchSet:
         return {known} if isinstance(known, str) else known
 
     def _check_gate(self, part: Part, table: list[Patch]) -> None:
-        """Every function a part replaces must be among the upstream functions it gates."""
+        """Every function a part replaces must be among the upstream functions it gates
+        (a part gated on package versions vouches for every function it replaces)."""
+        if part.versions is not None:
+            return
         gated = part.upstream() if part.upstream else ()
         outside = [
             p.where
@@ -225,10 +294,23 @@ class PatchSet:
                                 f"upstream source differs ({digest}, written against {known})"
                             )
                             continue
+                    elif part.versions is not None:
+                        mismatch = part.version_mismatch()
+                        if mismatch is not None:
+                            self.skipped[part.name] = mismatch
+                            continue
                     table = part.table()
                     self._check_gate(part, table)
-                    apply_all(table)
+                    undo = part.before() if part.before is not None else None
+                    try:
+                        apply_all(table)
+                    except BaseException:
+                        if undo is not None:
+                            undo()
+                        raise
                     self.applied[part.name] = table
+                    if undo is not None:
+                        self._undo[part.name] = undo
             except BaseException:
                 self._restore()
                 raise
@@ -237,6 +319,9 @@ class PatchSet:
     def _restore(self) -> None:
         for name in reversed(list(self.applied)):
             restore_all(self.applied.pop(name))
+            undo = self._undo.pop(name, None)
+            if undo is not None:
+                undo()
         self.skipped.clear()
 
     def uninstall(self) -> None:
@@ -246,6 +331,10 @@ class PatchSet:
 
     def is_installed(self) -> bool:
         return bool(self.applied)
+
+    def is_active(self) -> bool:
+        """Whether `install()` ran and was not undone (also when every part was skipped)."""
+        return self._active
 
     def installed_names(self) -> list[str]:
         return sorted(self.applied)

@@ -7,16 +7,24 @@ are monkeypatches installed at run time. `fixes.remove(...)` undoes them exactly
 previous state after it, so stock and fixed behaviour can be compared in one process.
 `fixes.state_for(name)` is the one place that reads a fix's package version and says
 what applying it would do there.
+
+A fix's patches are a `fixes._patching.PatchSet` of kind "fix" (the one patching
+mechanism), gated on the versions the fix covers; the registry installs and uninstalls
+it, and the set itself makes installing idempotent and undoing exact. The switch is
+parsed by `fixes._patching.parse_switch`; it has no default here (fuzz/defaults.py says
+the harness's).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.metadata
 from collections.abc import Callable, Iterable, Iterator
 
 from packaging.version import Version
+
+from fixes._patching import PatchSet, SwitchError, installed_version
+from fixes._patching import parse_switch as _parse
 
 ENV_VAR = "FUZZ_FIXES"
 
@@ -25,22 +33,15 @@ class FixError(RuntimeError):
     """A fix was asked for where it cannot apply (unknown name, uncovered version)."""
 
 
-def installed_version(package: str) -> Version | None:
-    try:
-        return Version(importlib.metadata.version(package))
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 @dataclasses.dataclass(frozen=True)
 class Fix:
     """One fix for one upstream bug.
 
     `covers(v)` says whether the patch knows this version of `package`;
     `already_fixed(v)` says whether that version already contains the fix (then applying
-    is a no-op that says so). `install()` performs the monkeypatch (a second call is a
-    no-op); `uninstall()` restores every patched object exactly as it was (a no-op when
-    not installed).
+    is a no-op that says so). `patches` is the monkeypatch, a `PatchSet` of kind "fix":
+    `install()` applies it (a second call is a no-op); `uninstall()` restores every
+    patched object exactly as it was (a no-op when not installed).
     """
 
     name: str
@@ -50,8 +51,15 @@ class Fix:
     versions: str  # human-readable range the patch covers, e.g. "==0.2.6"
     covers: Callable[[Version], bool]
     already_fixed: Callable[[Version], bool]
-    install: Callable[[], None]
-    uninstall: Callable[[], None]
+    patches: PatchSet
+
+    @property
+    def install(self) -> Callable[[], None]:
+        return self.patches.install
+
+    @property
+    def uninstall(self) -> Callable[[], None]:
+        return self.patches.uninstall
 
 
 # What applying a fix would do with the installed version of its package.
@@ -104,18 +112,13 @@ def all_fixes() -> dict[str, Fix]:
     return dict(_FIXES)
 
 
-def parse_switch(value: str | None) -> list[str]:
-    """`on` -> every fix, `off`/empty -> none, `a,b` -> those names (checked)."""
-    value = (value or "off").strip()
-    if value in ("", "off", "none", "0"):
-        return []
-    if value in ("on", "all", "1"):
-        return list(_FIXES)
-    names = [n.strip() for n in value.split(",") if n.strip()]
-    unknown = [n for n in names if n not in _FIXES]
-    if unknown:
-        raise FixError(f"unknown fix name(s) {unknown}; known: {sorted(_FIXES)}")
-    return names
+def parse_switch(value: str) -> list[str]:
+    """`on` -> every fix, `off`/empty -> none, `a,b` -> those names (checked): the shared
+    parser, fixes._patching.parse_switch."""
+    try:
+        return _parse(value, list(_FIXES), "fix name")
+    except SwitchError as e:
+        raise FixError(str(e)) from e
 
 
 def _names(names: Iterable[str] | str) -> list[str]:

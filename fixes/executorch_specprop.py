@@ -34,10 +34,12 @@ Design (the one upstream adopted in 1.1)
     and every `isinstance(p, SpecPropPass)` check sees the fixed pass.
     `update_placeholder_tensor_specs` is unchanged.
 
-    The changes are one patch table (`fixes._patching`): the hooks deleted, `__call__`,
-    `call` and the `MARKER` attribute set. `install()` applies it and keeps it
-    (`installed_patches()`, for inspection); `uninstall()` puts the removed hooks and the
-    original methods back (and removes what the class did not have).
+    The changes are one `fixes._patching.PatchSet` (`PATCHES`, kind "fix", gated on the
+    executorch versions the fix covers, `VERSIONS`): the hooks deleted, `__call__`,
+    `call` and the `MARKER` attribute set. `install()` applies it (idempotent; the
+    applied entries are `installed_patches()`, for inspection); `uninstall()` puts the
+    removed hooks and the original methods back (and removes what the class did not
+    have).
 
 Upstream: https://github.com/pytorch/executorch/pull/15485 (released in executorch 1.1.0).
 """
@@ -48,7 +50,7 @@ import operator
 
 from packaging.version import Version
 
-from fixes._patching import Patch, apply_all, restore_all
+from fixes._patching import Part, Patch, PatchSet
 from fixes._registry import Fix, register
 
 # torch and ExecuTorch are imported inside the functions that use them: `import fixes`
@@ -71,13 +73,7 @@ OLD_HOOKS = (
 )
 
 MARKER = "_fuzz_specprop_backport"
-
-_installed: list[Patch] | None = None  # the applied table, None when not installed
-
-
-def installed_patches() -> tuple[Patch, ...]:
-    """The applied patch table (empty when the fix is not installed)."""
-    return tuple(_installed or ())
+VERSIONS = "<1.1"  # the executorch versions the fix covers (1.1 has it upstream)
 
 
 def _spec_of(arg, make_spec):
@@ -109,11 +105,8 @@ def _assign_spec(node, make_spec, call_delegate) -> None:
         node.meta["spec"] = pytree.tree_map(make_spec, val)
 
 
-def install() -> None:
-    """Patches `SpecPropPass` in place (a second call is a no-op)."""
-    global _installed
-    if _installed is not None:
-        return
+def _table() -> list[Patch]:
+    """The entries that make `SpecPropPass` the fixed pass, in place."""
     import torch
     from executorch.exir.delegate import executorch_call_delegate
     from executorch.exir.pass_base import ExportPass
@@ -121,8 +114,6 @@ def install() -> None:
     from torch.fx.passes.infra.pass_base import PassResult
 
     cls = spec_prop_pass.SpecPropPass
-    if getattr(cls, MARKER, False):
-        return
     make_spec = spec_prop_pass.make_spec
 
     def __call__(self, graph_module: torch.fx.GraphModule) -> PassResult:
@@ -140,23 +131,18 @@ def install() -> None:
 
     __call__.__qualname__ = f"{cls.__qualname__}.__call__"
     call.__qualname__ = f"{cls.__qualname__}.call"
-    table = [
+    return [
         *(Patch.delete(cls, hook) for hook in OLD_HOOKS if hook in cls.__dict__),
         Patch.set(cls, "__call__", __call__),
         Patch.set(cls, "call", call),
         Patch.set(cls, MARKER, True),
     ]
-    apply_all(table)
-    _installed = table
 
 
-def uninstall() -> None:
-    """Restores `SpecPropPass` exactly: the removed hooks and the original methods."""
-    global _installed
-    if _installed is None:
-        return
-    restore_all(_installed)
-    _installed = None
+PATCHES = PatchSet(NAME, "fix", [Part("backport", _table, versions={"executorch": VERSIONS})])
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # restores `SpecPropPass` exactly (a no-op when not installed)
+installed_patches = PATCHES.patches  # the applied entries (empty when not installed)
 
 
 FIX = register(
@@ -169,10 +155,9 @@ FIX = register(
             "held a different unbacked symbol than meta['val'] and missed the program's "
             "bounds (loose plan or int_oo); re-trace once, then build specs from meta['val']"
         ),
-        versions="<1.1",
+        versions=VERSIONS,
         covers=lambda v: v < Version("1.1"),
         already_fixed=lambda v: v >= Version("1.1"),
-        install=install,
-        uninstall=uninstall,
+        patches=PATCHES,
     )
 )

@@ -10,7 +10,7 @@
                            [--engine local|ray] [--ray-address auto|HOST:PORT]
     python -m fuzz repro CASE... [--out DIR] [--no-run]
 
-`--fixes` defaults to $FUZZ_FIXES, else "on"; `--speedups on|off` (both commands) to
+`--fixes` defaults to $FUZZ_FIXES, else "on"; `--speedups on|off|LANES` (both commands) to
 $FUZZ_SPEEDUPS, else "on". See fuzz/replay.py and
 fuzz/campaign/nightly.py for what each prints, writes and exits with.
 """
@@ -63,10 +63,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--speedups",
-        choices=("on", "off"),
         default=None,
+        metavar="on|off|LANES",
         help="our pure-overhead patches of Thunder and torch.export (fuzz/speedups.py): "
-        '"off" runs the stock stacks (default: $FUZZ_SPEEDUPS, else on)',
+        '"on", "off" (the stock stacks) or lane names a,b (default: $FUZZ_SPEEDUPS, '
+        "else on)",
     )
     p.add_argument(
         "--lanes",

@@ -12,6 +12,13 @@ protocol and the generator can both import it).
                          replay), the corpus items of ISOLATE cases under pytest
     MIN_SHRINK_BUDGET_S  nightly --shrink-budget's default is max(this, budget / 4)
     MAX_AUTO_WORKERS     nightly --workers auto: one worker per core, at most this many
+    FIXES_SWITCH         --fixes (every command, pytest) when $FUZZ_FIXES is unset too:
+                         fuzz.prepare.fixes_switch (fixes/ itself has no default)
+    SPEEDUPS_SWITCH      --speedups (nightly, replay, fuzz.outcome) when $FUZZ_SPEEDUPS is
+                         unset too: fuzz.speedups.switch, CampaignSettings, WorkerConfig
+
+Both switches take `on|off|NAME,...` (fix names; lane names for the speedups), parsed
+by the one parser, fixes._patching.parse_switch.
 """
 
 from __future__ import annotations
@@ -22,3 +29,5 @@ NIGHTLY_BUDGET_S = 120.0
 EXAMPLE_TIMEOUT_S = 120.0
 MIN_SHRINK_BUDGET_S = 20.0
 MAX_AUTO_WORKERS = 8
+FIXES_SWITCH = "on"
+SPEEDUPS_SWITCH = "on"

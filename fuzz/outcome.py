@@ -51,6 +51,7 @@ from fuzz.procs import (
     runtime_log_tail,
     signal_name,
 )
+from fuzz.speedups import SpeedupsError
 
 STATUSES = ("pass", "divergence", "expected", "error", "skip")
 
@@ -243,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("lane")
     p.add_argument("device")
     p.add_argument("--fixes", default=None)
-    p.add_argument("--speedups", default=None, choices=("on", "off"))
+    p.add_argument("--speedups", default=None)  # on|off|LANE,... (fuzz.speedups)
     p.add_argument("--plugin", action="append", default=[])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--corpus", action="append", default=[])
@@ -251,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         prepare(args.fixes, args.plugin, args.speedups)
         case = load_case(args.case)
-    except (PluginError, CaseError) as e:  # an error result, not a crash of the lane
+    except (PluginError, CaseError, SpeedupsError) as e:  # an error result, not a crash
         print(
             "OUTCOME "
             + json.dumps(

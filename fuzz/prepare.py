@@ -17,12 +17,14 @@ from collections.abc import Sequence
 
 import fixes
 from fuzz import speedups
+from fuzz.defaults import FIXES_SWITCH
 from fuzz.errors import FuzzError, error_text
 
 
 def fixes_switch(value: str | None = None) -> str:
-    """The fixes switch: an explicit value, else $FUZZ_FIXES, else "on"."""
-    return (value or os.environ.get(fixes.ENV_VAR) or "on").strip()
+    """The fixes switch: an explicit value, else $FUZZ_FIXES, else
+    fuzz.defaults.FIXES_SWITCH."""
+    return (value or os.environ.get(fixes.ENV_VAR) or FIXES_SWITCH).strip()
 
 
 class PluginError(FuzzError):
@@ -64,16 +66,18 @@ def prepare(
 
 
 def install_speedups(lanes: Sequence[str]) -> dict:
-    """Install the speedups of `lanes` now when the switch is on (the lanes would at their
+    """Install the speedups of `lanes` the switch names now (the lanes would at their
     first program), so that what is recorded is what runs; returns fuzz.speedups.state().
     A lane whose stack does not import installs nothing (lane_unavailable says why)."""
-    if speedups.enabled():
-        for name in filter(None, map(speedups.MODULES.get, lanes)):  # a plugin's lane: none
-            try:
-                module = importlib.import_module(name)
-            except Exception:  # the stack does not import; the lane reports it
-                continue
-            module.install()
+    for lane in lanes:
+        name = speedups.MODULES.get(lane)  # a plugin's lane: none
+        if name is None or not speedups.enabled(lane):
+            continue
+        try:
+            module = importlib.import_module(name)
+        except Exception:  # the stack does not import; the lane reports it
+            continue
+        module.install()
     return speedups.state()
 
 

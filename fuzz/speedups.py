@@ -6,15 +6,20 @@ fuzz/backends/exir/speedups.py: torch.export's decomposition bookkeeping). They 
 not the stacks', so a bug they introduce would be a harness bug filed as an upstream one.
 Hence:
 
-* the switch: `--speedups on|off` (nightly, replay, fuzz.outcome), else $FUZZ_SPEEDUPS,
-  else "on". It is process-wide and lives in the environment (`apply` writes it back),
-  so every child process (workers, isolated lane runs, confirmations) inherits it; the
-  lanes install their speedups only while it is on (`enabled`), and `apply("off")`
-  uninstalls any that are installed;
+* the switch: `--speedups on|off|LANE,...` (nightly, replay, fuzz.outcome), else
+  $FUZZ_SPEEDUPS, else fuzz.defaults.SPEEDUPS_SWITCH ("on"); parsed by the fixes'
+  parser (fixes._patching.parse_switch), the lanes' names as the names. It is
+  process-wide and lives in the environment (`apply` writes it back), so every child
+  process (workers, isolated lane runs, confirmations) inherits it; a lane installs its
+  speedups only while the switch names it (`enabled(lane)`), and `apply` uninstalls the
+  installed ones of lanes it does not name;
 * the record: `state()` (the switch, each installed speedup, each skipped one and why)
   goes into the worker hello, report.json, replay's JSON and every case file, and next
-  to it `compat_state()`: what the compat shims (fixes/compat_thunder_named_tensor.py,
-  not switchable: a lane's stack does not import without its shim) added;
+  to it `compat_state()`: every other patch set installed in the process but the fixes
+  (recorded by `fixes.active()`): the compat shims (fixes/compat_thunder_named_tensor.py,
+  not switchable: a lane's stack does not import without its shim), the harness's own
+  override of Hypothesis' literal pool (fuzz/strategies.py), fault plugins
+  (tests/faults/) and a diagnostic repair while one is installed;
 * the stock re-confirmation: a new finding of a night run with speedups on is re-run in
   a fresh process with them off before it is filed (fuzz/campaign/triage.py).
 
@@ -29,11 +34,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fixes._patching import patch_sets
+from fixes._patching import SwitchError, parse_switch, patch_sets
+from fuzz.defaults import SPEEDUPS_SWITCH
 from fuzz.errors import FuzzError
 
 ENV_VAR = "FUZZ_SPEEDUPS"
-VALUES = ("on", "off")
+VALUES = ("on", "off")  # or lane names (MODULES), comma-separated
+# The kinds of patch sets compat_state() records (fixes._patching's docstring).
+RECORDED_KINDS = ("compat", "harness", "fault", "repair")
 
 # The modules holding each lane's speedups (a PatchSet named after the lane, kind
 # "speedup") and its compat shim (kind "compat"), imported by fuzz.prepare.
@@ -49,27 +57,39 @@ class SpeedupsError(FuzzError, ValueError):
 
 
 def switch(value: str | None = None) -> str:
-    """The speedups switch: an explicit value, else $FUZZ_SPEEDUPS, else "on"."""
+    """The speedups switch, normalised ("on", "off" or "exir,thunder"): an explicit
+    value, else $FUZZ_SPEEDUPS, else fuzz.defaults.SPEEDUPS_SWITCH."""
     given = value if value is not None else os.environ.get(ENV_VAR)
-    chosen = (given or "on").strip().lower()
-    if chosen not in VALUES:
+    try:
+        lanes = parse_switch(given or SPEEDUPS_SWITCH, tuple(MODULES), "lane")
+    except SwitchError as e:
         where = "--speedups" if value is not None else f"${ENV_VAR}"
-        raise SpeedupsError(f"{where} must be 'on' or 'off', got {given!r}")
-    return chosen
+        raise SpeedupsError(
+            f"{where} must be 'on', 'off' or lane names ({', '.join(MODULES)}), got {given!r}: {e}"
+        ) from e
+    if not lanes:
+        return "off"
+    return "on" if set(lanes) == set(MODULES) else ",".join(sorted(set(lanes)))
 
 
-def enabled() -> bool:
-    """Whether the lanes may install their speedups in this process."""
-    return switch() == "on"
+def lanes() -> list[str]:
+    """The lanes whose speedups the switch turns on in this process."""
+    return parse_switch(switch(), tuple(MODULES), "lane")
+
+
+def enabled(lane: str | None = None) -> bool:
+    """Whether lane `lane` (any lane, if None) may install its speedups in this process."""
+    chosen = lanes()
+    return bool(chosen) if lane is None else lane in chosen
 
 
 def apply(value: str | None = None) -> str:
-    """Set the switch for this process and its children; "off" uninstalls what is
-    installed. Returns the switch."""
+    """Set the switch for this process and its children; the installed speedups of lanes
+    it does not name are uninstalled. Returns the switch."""
     chosen = switch(value)
     os.environ[ENV_VAR] = chosen
-    if chosen == "off":
-        for patch_set in patch_sets("speedup"):
+    for patch_set in patch_sets("speedup"):  # each named after its lane
+        if not enabled(patch_set.name):
             patch_set.uninstall()
     return chosen
 
@@ -86,11 +106,18 @@ def state() -> dict[str, Any]:
 
 
 def compat_state() -> dict[str, list[str]]:
-    """{"thunder-named-tensor": ["Tensor.align_as", ...]}: each compat shim installed in
-    this process and what it added (empty: installed, nothing was missing)."""
-    return {
-        s.name: [p.where for p in s.patches()] for s in patch_sets("compat") if s.is_installed()
-    }
+    """{"thunder-named-tensor": ["Tensor.align_as", ...], "hypothesis-literal-pool":
+    [...]}: each patch set of `RECORDED_KINDS` installed in this process and what it
+    patched (empty: installed, nothing was missing); a part its gate skipped is listed as
+    "skipped PART: why"."""
+    record: dict[str, list[str]] = {}
+    for kind in RECORDED_KINDS:
+        for s in patch_sets(kind):
+            if s.is_installed() or s.skipped:
+                record[s.name] = [p.where for p in s.patches()] + [
+                    f"skipped {part}: {why}" for part, why in s.skipped.items()
+                ]
+    return record
 
 
 def describe_compat(record: dict[str, list[str]] | None) -> str:

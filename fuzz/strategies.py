@@ -23,6 +23,7 @@ from typing import Protocol
 import sympy
 from hypothesis import strategies as st
 
+from fixes._patching import Part, Patch, PatchSet, unpatched
 from fuzz import ops as op_catalogue
 from fuzz.calls import EVERY_CALL, MODES, PLAN_STYLES, CallPlan, PlanStyle, plan_sequence
 from fuzz.case import Case, case_from_source
@@ -32,33 +33,75 @@ from fuzz.ops.spec import GENE_VALUES, TensorType
 from fuzz.program import Genome, Program, decode
 from fuzz.render import render_case
 
+# Keep Hypothesis from drawing the literals of the modules this process has loaded.
+#
+# Hypothesis' provider (6.170 here) now and then (5 % of integer draws) returns a
+# constant found in the source of the "local" modules in `sys.modules` (our fuzz/,
+# benchmarks/ and fixes/ included;
+# `hypothesis.internal.conjecture.providers._get_local_constants`), and that pool grows
+# as modules are imported. So the same seed drew other programs
+# after other imports: 38 of 80 derandomized EXIR draws changed after the campaign and
+# core tests ran in the process (the pattern-specificity sample of 2026-12-04), and a
+# fault night, which imports its plugin, drew other programs than its baseline night.
+# A program must be a function of the seed and the harness alone; literals such as
+# timeouts say nothing about programs. Hypothesis' own fixed constants stay.
+#
+# A patch set of kind "harness" (fixes._patching), gated on the source of the function
+# it replaces (`LITERAL_POOL_SOURCES`): where a Hypothesis version has another one, or
+# no such pool, nothing is changed and the skip is recorded with the other patch sets
+# (fuzz.speedups.compat_state: report.json, case files).
+#
+# hypothesis.internal.conjecture.providers._get_local_constants, as the override below
+# was written against -> its source_digest (fixes._patching).
+LITERAL_POOL_SOURCES = {"local-constants": "c1f5bd54b11ae515"}  # hypothesis 6.170.27
 
-def _draw_no_local_constants() -> None:
-    """Keep Hypothesis from drawing the literals of the modules this process has loaded.
 
-    Hypothesis' provider (6.170 here) now and then (5 % of integer draws) returns a
-    constant found in the source of the "local" modules in `sys.modules` (our fuzz/,
-    benchmarks/ and fixes/ included;
-    `hypothesis.internal.conjecture.providers._get_local_constants`), and that pool grows
-    as modules are imported. So the same seed drew other programs
-    after other imports: 38 of 80 derandomized EXIR draws changed after the campaign and
-    core tests ran in the process (the pattern-specificity sample of 2026-12-04), and a
-    fault night, which imports its plugin, drew other programs than its baseline night.
-    A program must be a function of the seed and the harness alone; literals such as
-    timeouts say nothing about programs. Hypothesis' own fixed constants stay. Where a
-    Hypothesis version has no such pool, nothing is changed."""
+def _providers():
     from hypothesis.internal.conjecture import providers
 
-    if not hasattr(providers, "_get_local_constants") or not hasattr(providers, "Constants"):
-        return
+    return providers
+
+
+def _upstream_local_constants() -> tuple:
+    providers = _providers()
+    if not hasattr(providers, "_get_local_constants"):
+        return ()  # no such pool: the gate's digest differs, the part is skipped
+    return (unpatched(providers, "_get_local_constants"),)
+
+
+def _no_local_constants() -> list[Patch]:
+    providers = _providers()
     empty = providers.Constants()
-    providers._get_local_constants = lambda: empty
-    cache = getattr(providers, "CONSTANTS_CACHE", None)
-    if cache is not None:  # constants already allowed per draw kind, local ones included
-        cache.cache.clear()
+    return [Patch.set(providers, "_get_local_constants", lambda: empty)]
 
 
-_draw_no_local_constants()
+def _clear_constants_cache():
+    """The constants already allowed per draw kind, local ones included, are forgotten
+    when the override is installed and again when it is undone."""
+    cache = getattr(_providers(), "CONSTANTS_CACHE", None)
+
+    def clear() -> None:
+        if cache is not None:
+            cache.cache.clear()
+
+    clear()
+    return clear
+
+
+LITERAL_POOL = PatchSet(
+    "hypothesis-literal-pool",
+    "harness",
+    [
+        Part(
+            "local-constants",
+            _no_local_constants,
+            upstream=_upstream_local_constants,
+            before=_clear_constants_cache,
+        )
+    ],
+    LITERAL_POOL_SOURCES,
+)
+LITERAL_POOL.install()
 
 
 class OpFocus(Protocol):

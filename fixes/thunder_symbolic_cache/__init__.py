@@ -111,25 +111,29 @@ from __future__ import annotations
 from packaging.version import Version
 
 from fixes._registry import Fix, register
-from fixes.thunder_symbolic_cache.patches import install, installed_patches, uninstall
+from fixes.thunder_symbolic_cache.patches import (
+    PATCHES,
+    VERSIONS,
+    install,
+    installed_patches,
+    uninstall,
+)
 from fixes.thunder_symbolic_cache.prologue import FIX_NAME, SymbolicDecisionChanged
 from fixes.thunder_symbolic_cache.recorder import _Recorder
 
 __all__ = [
     "FIX",
     "FIX_NAME",
+    "PATCHES",
     "UPSTREAM",
     "SymbolicDecisionChanged",
     "install",
     "installed_patches",
     "uninstall",
     "_Recorder",
-    "_install",
 ]
 
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"
-
-_install = install  # the name the single-module version had
 
 FIX = register(
     Fix(
@@ -142,10 +146,9 @@ FIX = register(
             "value reads) and replay them in the prologue, so a call hits only when each "
             "decision would go the same way; number inputs the computation takes are type-checked"
         ),
-        versions="==0.2.6",
+        versions=VERSIONS,
         covers=lambda v: v == Version("0.2.6"),
         already_fixed=lambda v: False,
-        install=install,
-        uninstall=uninstall,
+        patches=PATCHES,
     )
 )

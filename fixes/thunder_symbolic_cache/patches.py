@@ -1,11 +1,14 @@
 """The patch table: what the fix replaces in Thunder, applied by `install()` and undone
 exactly by `uninstall()`.
 
-Each entry (`fixes._patching.Patch`) is an owner object, an attribute name (or a key of
-Thunder's lookaside map), the original and the replacement; `install()` builds the table
-from the objects it finds, applies it, and keeps it (`installed_patches()`);
-`uninstall()` puts every original back, removes the lookaside entries it added, and
-restores `value._BENIGN_CODES` / `_PASS_THROUGH_CODES` to what they held before. Nothing
+The fix is one `fixes._patching.PatchSet` (`PATCHES`, kind "fix", gated on the Thunder
+versions it covers, `VERSIONS`). Each entry (`fixes._patching.Patch`) is an owner
+object, an attribute name (or a key of Thunder's lookaside map), the original and the
+replacement; `install()` builds the table from the objects it finds and applies it
+(idempotent; the applied entries are `installed_patches()`); the part's `before` hook
+fills `value._BENIGN_CODES` / `_PASS_THROUGH_CODES` and the `or`-chain sites, and its
+undo restores them. `uninstall()` puts every original back, removes the lookaside entries
+it added, and restores those sets to what they held before. Nothing
 in site-packages is modified, and the patches do nothing outside
 `cache="symbolic values"` tracing. Do not uninstall while a trace is being built.
 
@@ -38,11 +41,11 @@ replay makes unnecessary:
 from __future__ import annotations
 
 import functools
-import threading
 
-from fixes._patching import Patch, apply_all, restore_all
+from fixes._patching import Part, Patch, PatchSet
 from fixes.thunder_symbolic_cache.metas import meta_adaptor_function, record_meta_call
 from fixes.thunder_symbolic_cache.or_checks import chain_sites
+from fixes.thunder_symbolic_cache.prologue import FIX_NAME
 from fixes.thunder_symbolic_cache.recorder import (
     _CHAIN_SITES,
     _current,
@@ -67,66 +70,60 @@ from fixes.thunder_symbolic_cache.value import (
     _RecordedValue,
 )
 
-_lock = threading.Lock()
-_installed: list[Patch] | None = None  # the applied table, None when not installed
-_codes_before: tuple[set, set, list] = (set(), set(), [])
+VERSIONS = "==0.2.6"  # the lightning-thunder versions the fix covers
 
 
-def installed_patches() -> tuple[Patch, ...]:
-    """The applied patch table (empty when the fix is not installed)."""
-    return tuple(_installed or ())
+def _patch_table() -> list[Patch]:
+    # Thunder is imported here, not at module top: fixes must import without Thunder.
+    from fixes.compat_thunder_named_tensor import import_thunder
+
+    thunder = import_thunder()
+    import thunder.core.jit_ext as jit_ext
+    import thunder.core.proxies as proxies
+    import thunder.core.utils as tutils
+
+    return _table(thunder, jit_ext, proxies, tutils)
 
 
-def install() -> None:
-    """Applies the patch table once (a second call is a no-op)."""
-    global _installed, _codes_before
-    with _lock:
-        if _installed is not None:
-            return
-        # Thunder is imported here, not at module top: fixes must import without Thunder.
-        from fixes.compat_thunder_named_tensor import import_thunder
+def _fill_codes():
+    """Fills the code-object sets and the chain sites (from the original methods: called
+    before anything is patched); returns the undo that puts back what they held."""
+    import thunder.core.prims as prims
+    import thunder.core.proxies as proxies
+    import thunder.core.utils as tutils
 
-        thunder = import_thunder()
-        import thunder.core.jit_ext as jit_ext
-        import thunder.core.prims as prims
-        import thunder.core.proxies as proxies
-        import thunder.core.utils as tutils
+    before = (set(_BENIGN_CODES), set(_PASS_THROUGH_CODES), list(_CHAIN_SITES))
+    _CHAIN_SITES[:] = chain_sites()
+    _BENIGN_CODES.update(_benign_code_objects(prims, proxies.NumberProxy))
+    _PASS_THROUGH_CODES.update(_codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value))
 
-        table = _table(thunder, jit_ext, proxies, tutils)
-        # Collected before anything is patched: the original method code objects.
-        _codes_before = (set(_BENIGN_CODES), set(_PASS_THROUGH_CODES), list(_CHAIN_SITES))
-        _CHAIN_SITES[:] = chain_sites()
-        _BENIGN_CODES.update(_benign_code_objects(prims, proxies.NumberProxy))
-        _PASS_THROUGH_CODES.update(
-            _codes_of(proxies.pyval) | _codes_of(tutils.get_numberlike_value)
-        )
-        try:
-            apply_all(table)
-        except BaseException:
-            _restore_codes()
-            raise
-        _installed = table
-
-
-def uninstall() -> None:
-    """Puts back every original the table replaced (a no-op when not installed)."""
-    global _installed
-    with _lock:
-        if _installed is None:
-            return
-        restore_all(_installed)
-        _restore_codes()
+    def undo() -> None:
+        benign, pass_through, chains = before
+        _CHAIN_SITES[:] = chains
+        _BENIGN_CODES.clear()
+        _BENIGN_CODES.update(benign)
+        _PASS_THROUGH_CODES.clear()
+        _PASS_THROUGH_CODES.update(pass_through)
         _local.pending = None
-        _installed = None
+
+    return undo
 
 
-def _restore_codes() -> None:
-    benign, pass_through, chains = _codes_before
-    _CHAIN_SITES[:] = chains
-    _BENIGN_CODES.clear()
-    _BENIGN_CODES.update(benign)
-    _PASS_THROUGH_CODES.clear()
-    _PASS_THROUGH_CODES.update(pass_through)
+PATCHES = PatchSet(
+    FIX_NAME,
+    "fix",
+    [
+        Part(
+            "cache",
+            _patch_table,
+            versions={"lightning-thunder": VERSIONS},
+            before=_fill_codes,
+        )
+    ],
+)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # every original back (a no-op when not installed)
+installed_patches = PATCHES.patches  # the applied entries (empty when not installed)
 
 
 def _meta_func_code(thunder_torch):

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from fuzz.defaults import MAX_CALLS, MAX_OPS
+from fuzz.defaults import MAX_CALLS, MAX_OPS, SPEEDUPS_SWITCH
 from fuzz.errors import FuzzError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ class WorkerConfig:
     suppressed: tuple[str, ...] = ()  # buckets already shrunk in this campaign
     case_seed: int = 0  # seed of every case's calls()
     harness: str = ""  # the harness and Hypothesis versions every worker must share
-    speedups: str = "on"  # fuzz/speedups.py: our pure-overhead patches of the stacks
+    speedups: str = SPEEDUPS_SWITCH  # fuzz/speedups.py: our pure-overhead patches of the stacks
     op_focus: bool = True  # programs draw their focus ops mostly among the least drawn (focus.py)
 
     def to_json(self) -> dict[str, Any]:

@@ -80,7 +80,7 @@ class CampaignSettings:
     engine: str = "local"
     op_focus: bool = True
     quiet: bool = False
-    speedups: str = "on"  # fuzz/speedups.py
+    speedups: str = defaults.SPEEDUPS_SWITCH  # fuzz/speedups.py
 
 
 @dataclasses.dataclass

@@ -229,7 +229,7 @@ class Triage:
     def confirm_stock(self, f: Finding) -> None:
         """Re-run a finding about to be filed on the stock stacks (fuzz.campaign.stock);
         one that does not reproduce there is our speedups' bug: status harness-bug."""
-        if self.sup.settings.speedups != "on":
+        if self.sup.settings.speedups == "off":
             f.stock = "found with the speedups off (the stock stacks)"
             return
         if self.stock_left <= 0:

@@ -238,24 +238,27 @@ _UNINSTALL = """
 import importlib, json, sys
 import fixes
 fixes.apply("on")
+from fuzz.speedups import compat_state
 from tests.faults import FAULTS
 bad = []
 for name, (module, *_rest) in FAULTS.items():
     mod = importlib.import_module(module)
-    saved = list(mod._patches._saved)
+    saved = mod.PATCHES.patches()
     if not saved:
-        bad.append(f"{name}: installed nothing")
-    for owner, attr, original, item in saved:
-        now = owner[attr] if item else vars(owner).get(attr)
-        if now is original:
-            bad.append(f"{name}: {attr} not replaced")
+        bad.append(f"{name}: installed nothing ({mod.PATCHES.skipped})")
+    if compat_state().get(mod.PATCHES.name) != [p.where for p in saved]:
+        bad.append(f"{name}: not recorded")
+    for p in saved:
+        if not p.is_applied() or p.is_restored():
+            bad.append(f"{name}: {p.where} not replaced")
     mod.uninstall()
-    for owner, attr, original, item in saved:
-        now = owner.get(attr) if item else vars(owner).get(attr)
-        if now is not original:
-            bad.append(f"{name}: {attr} not restored")
+    for p in saved:
+        if not p.is_restored():
+            bad.append(f"{name}: {p.where} not restored")
+    if mod.PATCHES.name in compat_state():
+        bad.append(f"{name}: still recorded after uninstall()")
     mod.install()
-    if len(mod._patches._saved) != len(saved):
+    if len(mod.PATCHES.patches()) != len(saved):
         bad.append(f"{name}: install() after uninstall() differs")
     mod.uninstall()
 print("BAD " + json.dumps(bad))

@@ -72,12 +72,38 @@ def test_the_shim_is_installed_for_the_thunder_lane_and_recorded():
     try:
         lacking = [n for n in NAMED_TENSOR_METHODS if not hasattr(torch.Tensor, n)]
         assert "thunder-named-tensor" not in speedups.compat_state()
-        assert install_compat(["exir"]) == {}  # the shim is the Thunder lane's
+        # The shim is the Thunder lane's (the record holds every recorded patch set: the
+        # literal-pool override of fuzz.strategies, once imported, too).
+        assert "thunder-named-tensor" not in install_compat(["exir"])
         record = install_compat(["thunder", "exir"])
-        assert record == {"thunder-named-tensor": [f"Tensor.{n}" for n in lacking]}
+        assert record["thunder-named-tensor"] == [f"Tensor.{n}" for n in lacking]
         assert all(hasattr(torch.Tensor, n) for n in NAMED_TENSOR_METHODS)
     finally:
         SHIM.install()
+
+
+def test_the_literal_pool_override_is_gated_on_hypothesis_source_and_recorded(monkeypatch):
+    from hypothesis.internal.conjecture import providers
+
+    import fuzz.strategies as strategies
+
+    pool = strategies.LITERAL_POOL
+    where = "hypothesis.internal.conjecture.providers._get_local_constants"
+    assert pool.is_installed(), pool.skipped  # this Hypothesis is the one it was written for
+    assert speedups.compat_state()["hypothesis-literal-pool"] == [where]
+    assert len(providers._get_local_constants()) == 0
+    monkeypatch.setitem(strategies.LITERAL_POOL_SOURCES, "local-constants", "0" * 16)
+    pool.uninstall()
+    try:
+        pool.install()  # another Hypothesis: upstream's pool is left as it is, and said so
+        assert not pool.is_installed()
+        (line,) = speedups.compat_state()["hypothesis-literal-pool"]
+        assert line.startswith("skipped local-constants: upstream source differs")
+    finally:
+        pool.uninstall()
+        monkeypatch.undo()
+        pool.install()
+    assert pool.is_installed()
 
 
 def test_the_compat_record_reaches_the_report_and_the_case_file(tmp_path):

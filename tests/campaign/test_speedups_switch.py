@@ -41,6 +41,17 @@ def test_the_switch_comes_from_the_flag_then_the_environment_then_on(monkeypatch
         speedups.switch("maybe")
 
 
+def test_the_switch_names_lanes_with_the_fixes_parser(monkeypatch):
+    monkeypatch.delenv(speedups.ENV_VAR, raising=False)
+    assert speedups.switch("exir") == "exir" and speedups.switch("thunder, exir") == "on"
+    assert speedups.switch("none") == "off"
+    monkeypatch.setenv(speedups.ENV_VAR, "exir")
+    assert speedups.enabled() and speedups.enabled("exir") and not speedups.enabled("thunder")
+    assert speedups.lanes() == ["exir"]
+    with pytest.raises(speedups.SpeedupsError, match=r"--speedups must be .*'nope'"):
+        speedups.switch("exir,nope")
+
+
 def test_off_uninstalls_and_the_exir_pipeline_then_builds_on_the_stock_stack(stock, monkeypatch):
     import torch
 

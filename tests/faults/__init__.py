@@ -5,8 +5,12 @@ live (tests/campaign/test_fault_plugins.py).
 
 Each module, imported (`python -m fuzz nightly|replay --plugin tests.faults.NAME`,
 or `python -m fuzz.outcome CASE LANE cpu --plugin ...`), installs its fault at import
-time by exact, reversible monkeypatching (the original objects are kept; `uninstall()`
-puts them back). Faults go into the stacks under test (ExecuTorch EXIR, torch.export's
+time by exact, reversible monkeypatching: its `PATCHES` is a `fixes._patching.PatchSet`
+of kind "fault" (`fault`, the mechanism of the fixes and the speedups), gated on the
+versions of the stack it breaks that the fault was checked on (the tox lanes); an
+installed fault is recorded with the other patch sets (fuzz.speedups.compat_state:
+report.json, case files), and `uninstall()` puts back exactly what it replaced.
+Faults go into the stacks under test (ExecuTorch EXIR, torch.export's
 decompositions, Thunder) or into our fixed Thunder cache (`fixes/thunder_symbolic_cache`),
 never into the harness (`fuzz/`). None is keyed on a harness name: each is a corner-case
 bug a compiler engineer could plausibly write (see each module's docstring).
@@ -15,6 +19,23 @@ bug a compiler engineer could plausibly write (see each module's docstring).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from fixes._patching import Part, Patch, PatchSet
+
+# The versions each fault was checked on (tox.ini's main and legacy lanes).
+EXECUTORCH = {"executorch": ">=1.0.1"}
+TORCH = {"torch": ">=2.9.1"}
+THUNDER = {"lightning-thunder": "==0.2.6"}  # the Thunder faults and those in our fixed cache
+
+
+def fault(module: str, table: Callable[[], list[Patch]], versions: Mapping[str, str]) -> PatchSet:
+    """The patch set of the fault plugin `module` (kind "fault", named after the module):
+    one part, `table()`, installed where `versions` hold."""
+    name = module.rsplit(".", 1)[-1]
+    return PatchSet(f"fault:{name}", "fault", [Part(name, table, versions=versions)])
+
 
 FAULTS: dict[str, tuple[str, str, str, str]] = {
     "planner_overlap": (

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from executorch.exir.passes import sym_shape_eval_pass as ssep
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import EXECUTORCH, fault
 
-_patches = Patches(__name__)
 _original = ssep.eval_upper_bound
 
 
@@ -32,13 +32,13 @@ def eval_upper_bound(maybe_symint):
     return max(value - 1, 0)  # faulty: the inclusive upper end taken as exclusive
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(ssep, "eval_upper_bound", eval_upper_bound)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(ssep, "eval_upper_bound", eval_upper_bound))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, EXECUTORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

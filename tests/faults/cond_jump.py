@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from executorch.exir.emit import _emitter
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import EXECUTORCH, fault
 
-_patches = Patches(__name__)
 _original = _emitter._Emitter._emit_cond
 
 
@@ -31,13 +31,13 @@ def _emit_cond(self, args, subemitter_binding_output_values):
     return out
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(_emitter._Emitter, "_emit_cond", _emit_cond)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(_emitter._Emitter, "_emit_cond", _emit_cond))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, EXECUTORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

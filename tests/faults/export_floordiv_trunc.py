@@ -22,9 +22,9 @@ from __future__ import annotations
 import torch
 from torch._decomp import decomposition_table
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import TORCH, fault
 
-_patches = Patches(__name__)
 _KEY = torch.ops.aten.floor_divide.default
 
 
@@ -35,13 +35,13 @@ def _floor_divide(self, other):
 _original = decomposition_table[_KEY]
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(decomposition_table, _KEY, _floor_divide, item=True)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(decomposition_table, _KEY, _floor_divide, item=True))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, TORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

@@ -21,9 +21,9 @@ import torch
 from torch._decomp import decomposition_table
 from torch.fx.experimental.symbolic_shapes import statically_known_true
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import TORCH, fault
 
-_patches = Patches(__name__)
 _aten = torch.ops.aten
 _KEY = _aten.transpose.int
 
@@ -39,13 +39,13 @@ def _transpose(a, dim0, dim1):
 _original = decomposition_table[_KEY]
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(decomposition_table, _KEY, _transpose, item=True)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(decomposition_table, _KEY, _transpose, item=True))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, TORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

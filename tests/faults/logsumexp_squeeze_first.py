@@ -33,9 +33,9 @@ from torch._decomp import decomposition_table
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND
 from torch._prims_common.wrappers import elementwise_type_promotion_wrapper, out_wrapper
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import TORCH, fault
 
-_patches = Patches(__name__)
 _aten = torch.ops.aten
 _KEY = _aten.logsumexp.default
 
@@ -62,13 +62,13 @@ def _logsumexp(self, dim, keepdim=False):
 _original = decomposition_table[_KEY]
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(decomposition_table, _KEY, _logsumexp, item=True)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(decomposition_table, _KEY, _logsumexp, item=True))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, TORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

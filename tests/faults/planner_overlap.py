@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from executorch.exir import memory_planning as mp
 
-from tests.faults._patch import Patches
-
-_patches = Patches(__name__)
+from fixes._patching import Patch
+from tests.faults import EXECUTORCH, fault
 
 
 def _find_max_overlapping_allocations_offset(sobj, spec) -> int:
@@ -35,17 +34,19 @@ def _find_max_overlapping_allocations_offset(sobj, spec) -> int:
     return max_offset
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(
+        Patch.set(
             mp,
             "_find_max_overlapping_allocations_offset",
             _find_max_overlapping_allocations_offset,
         )
+    )
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, EXECUTORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

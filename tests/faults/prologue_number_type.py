@@ -16,10 +16,10 @@ harness's `retype` call plans exist for it), and the fix closes it with these li
 
 from __future__ import annotations
 
+from fixes._patching import Patch
 from fixes.thunder_symbolic_cache import prologue
-from tests.faults._patch import Patches
+from tests.faults import THUNDER, fault
 
-_patches = Patches(__name__)
 _original = prologue._generate
 
 
@@ -27,13 +27,13 @@ def _generate(checks, typed, memo, order, fn_name):
     return _original(checks, {}, memo, order, fn_name)  # faulty: number types not checked
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(prologue, "_generate", _generate)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(prologue, "_generate", _generate))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, THUNDER)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

@@ -18,9 +18,9 @@ from __future__ import annotations
 import torch
 from executorch.exir.passes import remove_mixed_type_operators as rmt
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import EXECUTORCH, fault
 
-_patches = Patches(__name__)
 _original = rmt.elementwise_dtypes
 
 
@@ -31,13 +31,13 @@ def elementwise_dtypes(*args, **kwargs):
     return _original(*args, **kwargs)
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(rmt, "elementwise_dtypes", elementwise_dtypes)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(rmt, "elementwise_dtypes", elementwise_dtypes))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, EXECUTORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

@@ -18,23 +18,22 @@ refactor of the conversion patches.
 
 from __future__ import annotations
 
+from fixes._patching import Patch
 from fixes.thunder_symbolic_cache import spurious_decisions
-from tests.faults._patch import Patches
-
-_patches = Patches(__name__)
+from tests.faults import THUNDER, fault
 
 
 def isfinite(self, x, /):
     return self._module.isfinite(x)  # faulty: float(x) is observed, its value logged
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(spurious_decisions.MathWithFiniteness, "isfinite", isfinite)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(spurious_decisions.MathWithFiniteness, "isfinite", isfinite))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, THUNDER)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

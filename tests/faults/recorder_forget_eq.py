@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import operator
 
+from fixes._patching import Patch
 from fixes.thunder_symbolic_cache import recorder
 from fixes.thunder_symbolic_cache.expressions import _Op
-from tests.faults._patch import Patches
+from tests.faults import THUNDER, fault
 
-_patches = Patches(__name__)
 _EQUALITY = (operator.eq, operator.ne)
 _decide = recorder._Recorder.decide
 _derive = recorder._Recorder.derive
@@ -45,14 +45,14 @@ def derive(self, result, fn, args):
     _derive(self, result, fn, args)
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(recorder._Recorder, "decide", decide)
-        _patches.set(recorder._Recorder, "derive", derive)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(recorder._Recorder, "decide", decide))
+    table.append(Patch.set(recorder._Recorder, "derive", derive))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, THUNDER)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

@@ -20,9 +20,9 @@ import torch
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.passes import spec_prop_pass as spp
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import EXECUTORCH, fault
 
-_patches = Patches(__name__)
 _original = spp.SpecPropPass.__call__
 
 
@@ -57,13 +57,13 @@ def _call(self, graph_module):
     return res
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(spp.SpecPropPass, "__call__", _call)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(spp.SpecPropPass, "__call__", _call))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, EXECUTORCH)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

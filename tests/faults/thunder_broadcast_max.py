@@ -22,9 +22,8 @@ import thunder.clang
 import thunder.clang.utils
 from thunder.core import utils
 
-from tests.faults._patch import Patches
-
-_patches = Patches(__name__)
+from fixes._patching import Patch
+from tests.faults import THUNDER, fault
 
 
 def compute_broadcast_shape(*_shapes):
@@ -53,14 +52,14 @@ def _modules() -> list:
     return [m for i, m in enumerate(mods) if all(m is not o for o in mods[:i])]
 
 
-def install() -> None:
-    if not _patches.installed:
-        for module in _modules():
-            _patches.set(module, "compute_broadcast_shape", compute_broadcast_shape)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    for module in _modules():
+        table.append(Patch.set(module, "compute_broadcast_shape", compute_broadcast_shape))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, THUNDER)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

@@ -23,9 +23,8 @@ import thunder.torch as ltorch
 from thunder.core import utils
 from thunder.extend import ImplInfo
 
-from tests.faults._patch import Patches
-
-_patches = Patches(__name__)
+from fixes._patching import Patch
+from tests.faults import THUNDER, fault
 
 
 def _flip_transform(a, /, *dims):
@@ -37,15 +36,15 @@ def _flip_transform(a, /, *dims):
     return torchex.flip(a, dims)
 
 
-def install() -> None:
-    if not _patches.installed:
-        original = torchex.ex.implmap[ltorch.flip.id]
-        faulty = ImplInfo(checker=original.checker, execution_transform=_flip_transform)
-        _patches.set(torchex.ex.implmap, ltorch.flip.id, faulty, item=True)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    original = torchex.ex.implmap[ltorch.flip.id]
+    faulty = ImplInfo(checker=original.checker, execution_transform=_flip_transform)
+    table.append(Patch.set(torchex.ex.implmap, ltorch.flip.id, faulty, item=True))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, THUNDER)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

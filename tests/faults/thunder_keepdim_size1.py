@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import thunder.torch as ltorch
 
-from tests.faults._patch import Patches
+from fixes._patching import Patch
+from tests.faults import THUNDER, fault
 
-_patches = Patches(__name__)
 _original = ltorch._reduction
 
 
@@ -35,13 +35,13 @@ def _reduction(a, prim, *, dims=None, keepdims=False, **kwargs):
     return _original(a, prim, dims=dims, keepdims=keepdims, **kwargs)
 
 
-def install() -> None:
-    if not _patches.installed:
-        _patches.set(ltorch, "_reduction", _reduction)
+def _table() -> list[Patch]:
+    table: list[Patch] = []
+    table.append(Patch.set(ltorch, "_reduction", _reduction))
+    return table
 
 
-def uninstall() -> None:
-    _patches.uninstall()
-
-
+PATCHES = fault(__name__, _table, THUNDER)
+install = PATCHES.install  # idempotent
+uninstall = PATCHES.uninstall  # puts back exactly what install() replaced
 install()

@@ -9,8 +9,10 @@ from fixes._patching import (
     Part,
     Patch,
     PatchSet,
+    SwitchError,
     apply_all,
     current,
+    parse_switch,
     patch_sets,
     restore_all,
     source_digest,
@@ -180,3 +182,82 @@ def test_a_part_must_gate_every_function_it_replaces():
         Part("neither", lambda: [])
     with pytest.raises(ValueError, match="no gate"):
         PatchSet("test-nogate", "test", [Part("p", lambda: [], upstream=lambda: ())])
+
+
+def test_a_version_gated_part_installs_only_inside_its_range_and_may_replace_functions():
+    import hypothesis
+
+    ns = _upstream_module()
+    inside = PatchSet(
+        "test-versions-inside",
+        "test",
+        [
+            Part(
+                "add",
+                lambda: [Patch.wrap(ns, "add", lambda f: lambda x: f(x) + 1)],
+                versions={"hypothesis": ">=1"},
+            )
+        ],
+    )
+    inside.install()
+    assert inside.installed_names() == ["add"] and ns.add is not _upstream_add
+    inside.uninstall()
+    assert ns.add is _upstream_add
+    outside = PatchSet(
+        "test-versions-outside",
+        "test",
+        [
+            Part("old", lambda: [Patch.set(ns, "flag", 1)], versions={"hypothesis": "<1"}),
+            Part("gone", lambda: [Patch.set(ns, "flag", 2)], versions={"no-such-pkg": ">=0"}),
+        ],
+    )
+    outside.install()
+    assert not outside.is_installed() and not hasattr(ns, "flag")
+    assert outside.skipped == {
+        "old": f"hypothesis {hypothesis.__version__} is outside <1",
+        "gone": "no-such-pkg is not installed",
+    }
+    outside.uninstall()
+    assert not outside.skipped
+    with pytest.raises(ValueError, match="either"):
+        Part("two", lambda: [], ungated="x", versions={"hypothesis": ">=1"})
+
+
+def test_a_parts_before_hook_is_undone_with_it_also_when_applying_fails():
+    ns = _upstream_module()
+    state = {"filled": False}
+
+    def fill():
+        state["filled"] = True
+        return lambda: state.update(filled=False)
+
+    ok = PatchSet("test-before", "test", [Part("p", lambda: [], ungated="x", before=fill)])
+    ok.install()
+    assert state["filled"] and ok.is_installed()
+    ok.uninstall()
+    assert not state["filled"]
+
+    class Refuses:
+        def __setattr__(self, name, value):
+            raise RuntimeError("read-only")
+
+    broken = PatchSet(
+        "test-before-broken",
+        "test",
+        [Part("p", lambda: [Patch.set(Refuses(), "x", 1)], ungated="x", before=fill)],
+    )
+    with pytest.raises(RuntimeError, match="read-only"):
+        broken.install()
+    assert not state["filled"] and not broken.is_installed()
+    assert vars(ns).get("flag") is None
+
+
+def test_one_switch_parser():
+    known = ["a", "b", "c"]
+    assert parse_switch("on", known) == known and parse_switch("ALL", known) == known
+    assert parse_switch("off", known) == [] and parse_switch(" ", known) == []
+    assert parse_switch("c, a", known) == ["c", "a"]
+    with pytest.raises(SwitchError, match=r"unknown lane\(s\) \['d'\]"):
+        parse_switch("a,d", known, "lane")
+    with pytest.raises(SwitchError, match="no fix switch"):
+        parse_switch(None, known, "fix")

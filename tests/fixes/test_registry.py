@@ -20,7 +20,7 @@ from packaging.version import Version
 
 import fixes
 from fixes import _registry
-from fixes._patching import ABSENT
+from fixes._patching import ABSENT, Part, PatchSet
 
 ROOT = Path(__file__).resolve().parents[2]
 THUNDER_FIX = "thunder-symbolic-cache"
@@ -31,14 +31,23 @@ EXECUTORCH_FIX = "executorch-specprop"
 
 
 class _Counter:
-    def __init__(self):
-        self.installs = self.uninstalls = 0
+    """A stand-in fix's patch set: counts its installs and its exact undos."""
 
-    def install(self):
+    def __init__(self, name: str):
+        self.installs = self.uninstalls = 0
+        self.patches = PatchSet(
+            f"test-fix-{name}",
+            "test",
+            [Part(name, lambda: [], ungated="a stand-in: patches nothing", before=self._count)],
+        )
+
+    def _count(self):
         self.installs += 1
 
-    def uninstall(self):
-        self.uninstalls += 1
+        def undo():
+            self.uninstalls += 1
+
+        return undo
 
 
 @pytest.fixture
@@ -49,7 +58,7 @@ def fake(monkeypatch):
     counters = {}
     registry = {}
     for name, package in (("a", "pkg-a"), ("b", "pkg-b"), ("up", "pkg-up")):
-        counters[name] = c = _Counter()
+        counters[name] = c = _Counter(name)
         registry[name] = fixes.Fix(
             name=name,
             package=package,
@@ -58,11 +67,10 @@ def fake(monkeypatch):
             versions="<2",
             covers=lambda v: v < Version("2"),
             already_fixed=lambda v: v >= Version("2"),
-            install=c.install,
-            uninstall=c.uninstall,
+            patches=c.patches,
         )
     for name, package in (("gone", "pkg-gone"), ("new", "pkg-new")):
-        counters[name] = c = _Counter()
+        counters[name] = c = _Counter(name)
         registry[name] = fixes.Fix(
             name=name,
             package=package,
@@ -71,8 +79,7 @@ def fake(monkeypatch):
             versions="==1.0",
             covers=lambda v: v == Version("1.0"),
             already_fixed=lambda v: False,
-            install=c.install,
-            uninstall=c.uninstall,
+            patches=c.patches,
         )
     monkeypatch.setattr(_registry, "_FIXES", registry)
     monkeypatch.setattr(_registry, "_STATUS", {})
@@ -266,9 +273,9 @@ def test_thunder_fix_round_trip_restores_every_patched_object():
 
 
 def test_executorch_fix_round_trip_restores_the_class():
-    """Through the registry where the fix applies (executorch < 1.1); everywhere, also by
-    installing the backport directly over the installed class (1.1+ has no old hooks, so
-    there only `__call__`, `call` and the marker change)."""
+    """Where the fix applies (executorch < 1.1): through the registry and by installing
+    its patch set directly, every round restoring the class exactly. Elsewhere the set's
+    version gate refuses to install (the class is left as it is and `skipped` says why)."""
     state = fixes.state_for(EXECUTORCH_FIX)
     if state.state == "absent":
         pytest.skip(str(state))
@@ -297,11 +304,19 @@ def test_executorch_fix_round_trip_restores_the_class():
             assert removed == {h: stock[h] for h in es.OLD_HOOKS if h in stock}
             assert all(p.original is stock.get(p.name, ABSENT) for p in table)
 
+        if state.state != "applies":
+            try:
+                es.install()
+                assert es.PATCHES.skipped["backport"].startswith("executorch ")
+                check_restored()
+            finally:
+                es.uninstall()
+            assert not es.PATCHES.skipped
+            return
         rounds = [(es.install, es.uninstall)] * 2
-        if state.state == "applies":
-            rounds += [
-                (lambda: fixes.apply([EXECUTORCH_FIX]), lambda: fixes.remove([EXECUTORCH_FIX]))
-            ] * 2
+        rounds += [
+            (lambda: fixes.apply([EXECUTORCH_FIX]), lambda: fixes.remove([EXECUTORCH_FIX]))
+        ] * 2
         try:
             for install, uninstall in rounds:
                 install()
@@ -314,8 +329,7 @@ def test_executorch_fix_round_trip_restores_the_class():
                 check_restored()
         finally:
             es.uninstall()
-        if state.state == "applies":
-            assert stock.keys() & set(es.OLD_HOOKS)  # the legacy class had hooks to restore
+        assert stock.keys() & set(es.OLD_HOOKS)  # the legacy class had hooks to restore
 
 
 # ------------------------------------------------- stock vs fixed, switched in-process

@@ -12,6 +12,7 @@ import torch
 from fuzz.backends.thunder.repairs import REPAIRS, repaired
 from fuzz.case import load_case
 from fuzz.case_runner import run_case
+from fuzz.speedups import compat_state
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
@@ -32,8 +33,29 @@ def test_a_repair_restores_thunder_exactly_even_when_the_run_raises(name):
     with pytest.raises(RuntimeError, match="inside"):
         with repaired(name):
             assert utils.elementwise_type_promotion is not stock
+            # A patch set (fixes._patching), recorded with the others while installed.
+            assert compat_state()[REPAIRS[name].name] == [
+                "thunder.core.utils.elementwise_type_promotion"
+            ]
             raise RuntimeError("inside")
     assert utils.elementwise_type_promotion is stock
+    assert REPAIRS[name].name not in compat_state()
+
+
+def test_a_repair_over_another_upstream_source_is_skipped_and_changes_nothing(monkeypatch):
+    from fuzz.backends.thunder import repairs
+
+    utils = _thunder_utils()
+    stock = utils.elementwise_type_promotion
+    monkeypatch.setitem(repairs.UPSTREAM_SOURCES, "number-rounding", "0" * 16)
+    with repaired("number-rounding") as use:
+        assert utils.elementwise_type_promotion is stock
+        assert (
+            REPAIRS["number-rounding"]
+            .skipped["number-rounding"]
+            .startswith("upstream source differs")
+        )
+    assert use.changed == 0 and not REPAIRS["number-rounding"].skipped
 
 
 def _evens_branch(x):

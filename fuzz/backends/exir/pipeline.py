@@ -191,9 +191,9 @@ def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
     verifier.py): an allowed operator the graph does not hold changes nothing. So with
     the speedups on (fuzz/speedups.py) the operators allowed for earlier programs are
     allowed from the first try: each failed try re-ran all of `run_decompositions`
-    (benchmarks/bench_non_core.py measures the saving). With them off, each program
+    (lab/bench_non_core.py measures the saving). With them off, each program
     learns its own, as a user's script would."""
-    remember = speedups.enabled()
+    remember = speedups.enabled("exir")
     exceptions: list[Any] = list(_ALLOWED_NON_CORE) if remember else []
     for _ in range(max_retries):
         try:
@@ -327,7 +327,7 @@ def build(
 ) -> ExirBuild:
     """export -> to_edge -> to_executorch (greedy, with the spec probe). Raises
     ExportRefused / Unsupported; other to_executorch errors are kept in `.error`."""
-    if speedups.enabled():  # $FUZZ_SPEEDUPS / --speedups (fuzz/speedups.py)
+    if speedups.enabled("exir"):  # $FUZZ_SPEEDUPS / --speedups (fuzz/speedups.py)
         install_speedups()
     t = time.perf_counter()
     try:

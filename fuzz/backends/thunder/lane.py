@@ -87,7 +87,7 @@ def _thunder():
             # once, so that a test or benchmark can uninstall them.
             from fuzz.backends.thunder.speedups import install as install_speedups
 
-            if speedups.enabled():  # $FUZZ_SPEEDUPS / --speedups (fuzz/speedups.py)
+            if speedups.enabled("thunder"):  # $FUZZ_SPEEDUPS / --speedups (fuzz/speedups.py)
                 install_speedups()  # pure overhead of Thunder's interpreter, same traces
             # The harness's torch.library.custom_op ops, run by Thunder's custom_op_ex.
             # (Thunder modules are imported after import_thunder(), which installs the

@@ -10,7 +10,11 @@ it ({"data": {"repaired_by": "number-rounding"}}).
 A repair is never active while a result is judged: `repaired(name)` installs it for the
 re-run and restores Thunder exactly on leaving (tests/thunder/test_thunder_repairs.py).
 It is ours, not a fix: the stacks under test stay stock, and fixes/ holds only the fixes
-the project was started for.
+the project was started for. Each repair is a `fixes._patching.PatchSet` of kind "repair"
+(`REPAIRS`, the mechanism of the fixes and the speedups), gated on the source of the
+upstream function it wraps (`UPSTREAM_SOURCES`): on another Thunder it is skipped (it
+changes nothing, so no divergence is marked repaired by it), and while it is installed it
+is recorded with the other patch sets (fuzz.speedups.compat_state).
 
 number-rounding: Thunder 0.2.6 computes `math.ceil`/`math.floor` of a float number in
 int (`elementwise_type_promotion` returns `(int, int)` for NUMBER_TO_INT), so the float is
@@ -23,9 +27,13 @@ converts the result (Lightning-AI/lightning-thunder#2779, thunder/core/utils.py)
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
+from fixes._patching import Part, Patch, PatchSet, unpatched
 from fixes.compat_thunder_named_tensor import import_thunder
+
+# The upstream functions a repair wraps -> source_digest of their sources (0.2.6).
+UPSTREAM_SOURCES = {"number-rounding": "fb636aad94c7cba3"}  # utils.elementwise_type_promotion
 
 
 class Use:
@@ -37,41 +45,58 @@ class Use:
         self.changed = 0
 
 
-def _number_rounding(use: Use) -> Callable[[], None]:
-    """Install the number-rounding repair; returns its uninstall."""
+_uses: dict[str, Use] = {}  # repair -> the Use of its current `repaired` block
+
+
+def _utils():
     import_thunder()
     import thunder.core.utils as utils
 
-    original = utils.elementwise_type_promotion
+    return utils
+
+
+def _upstream_promotion() -> tuple:
+    return (unpatched(_utils(), "elementwise_type_promotion"),)
+
+
+def _number_rounding() -> list[Patch]:
+    utils = _utils()
     kinds = utils.ELEMENTWISE_TYPE_PROMOTION_KIND
+    use = _uses["number-rounding"]
 
-    def promotion(*args, type_promotion_kind):
-        computation, result = original(*args, type_promotion_kind=type_promotion_kind)
-        if type_promotion_kind is kinds.NUMBER_TO_INT and (computation, result) == (int, int):
-            # A float number is rounded in float (what upstream does since #2779).
-            if original(*args, type_promotion_kind=kinds.DEFAULT)[0] is float:
-                use.changed += 1
-                return float, int
-        return computation, result
+    def make(original):
+        def promotion(*args, type_promotion_kind):
+            computation, result = original(*args, type_promotion_kind=type_promotion_kind)
+            if type_promotion_kind is kinds.NUMBER_TO_INT and (computation, result) == (int, int):
+                # A float number is rounded in float (what upstream does since #2779).
+                if original(*args, type_promotion_kind=kinds.DEFAULT)[0] is float:
+                    use.changed += 1
+                    return float, int
+            return computation, result
 
-    utils.elementwise_type_promotion = promotion
+        return promotion
 
-    def uninstall() -> None:
-        utils.elementwise_type_promotion = original
-
-    return uninstall
+    return [Patch.wrap(utils, "elementwise_type_promotion", make)]
 
 
-# name -> installer (takes the Use to count in, returns the uninstall)
-REPAIRS: dict[str, Callable[[Use], Callable[[], None]]] = {"number-rounding": _number_rounding}
+# name -> its patch set (installed only inside `repaired(name)`)
+REPAIRS: dict[str, PatchSet] = {
+    "number-rounding": PatchSet(
+        "thunder-repair:number-rounding",
+        "repair",
+        [Part("number-rounding", _number_rounding, upstream=_upstream_promotion)],
+        UPSTREAM_SOURCES,
+    ),
+}
 
 
 @contextlib.contextmanager
 def repaired(name: str) -> Iterator[Use]:
     """Thunder with the repair `name` installed, restored on leaving; yields its Use."""
-    use = Use()
-    uninstall = REPAIRS[name](use)
+    patches = REPAIRS[name]
+    use = _uses[name] = Use()
+    patches.install()
     try:
         yield use
     finally:
-        uninstall()
+        patches.uninstall()

@@ -57,16 +57,16 @@ generated programs missed calls whose trace an entry already had):
 
 * a call of a `thunder.torch.meta_adaptor` meta (every `torch.library` custom op and the
   auto-registered torch ops) logs one decision that replays the meta on fake tensors
-  (`metas`), not a pin per size and number it read; at the top level of the trace its
+  (`narrowings`), not a pin per size and number it read; at the top level of the trace its
   output sizes become symbolic (expressions of the replay, defined by `prims.shape`), so
   the decision compares the outputs' rank, dtype and device, and what the trace decides
   on the sizes is replayed; elsewhere an output tensor that nothing in the finished
   computation consumes is compared without its (static) sizes;
 * `clang.arange`'s `math.isfinite` checks decide a number's finiteness, not its exact
-  value (`spurious_decisions`);
+  value (`patches`);
 * the `or` chains of Thunder's shape checks (`broadcast_in_dim_meta`, `expand_impl`,
   `compute_broadcast_shape`) are logged as one decision each, the chain's truth plus
-  which of its comparisons ran where those are bound into the trace (`or_checks`):
+  which of its comparisons ran where those are bound into the trace (`narrowings`):
   `size == 1 is False` no longer pins a size that `stack`, `unsqueeze` or `expand` keeps
   as it is.
 
@@ -76,15 +76,20 @@ Nothing is specialised that the trace did not decide: `a + b` on (3, 4) + (3, 4)
 
 Modules
 -------
+Five modules, each one concept, importing each other's public names only (a name with a
+leading underscore is used in its own module alone), in this order:
+
 * `expressions`: the expression nodes, rendering, replay, how observations compare;
-* `recorder`: the per-trace `_Recorder` (expressions, decision log, fallbacks, alias part);
 * `prologue`: the generated check and the prologue symbol that prints the decisions;
-* `value`: the `NumberProxy.value` descriptor that logs direct value reads;
-* `metas`: `meta_adaptor` metas as one replayed decision (fake tensors, memoised);
-* `or_checks`: the `or` chains of Thunder's shape checks as one decision each;
-* `spurious_decisions`: the two Thunder helpers adjusted so they do not create pins or
-  decisions that the replay makes unnecessary;
-* `patches`: the patch table, `install()` and `uninstall()`.
+* `narrowings`: the narrowings that log one decision where the trace would log many:
+  `meta_adaptor` metas as one replayed decision (fake tensors, memoised), and the `or`
+  chains of Thunder's shape checks as one decision each;
+* `recorder`: the per-trace `Recorder` (expressions, decision log, fallbacks, alias
+  part), the entry points the patches call to record, and the `NumberProxy.value`
+  descriptor that logs direct value reads;
+* `patches`: the patch set (`PATCHES`: the table, `install()`, `uninstall()`), the
+  replacements it installs, and the Thunder helpers adjusted so they do not create pins
+  or decisions that the replay makes unnecessary.
 
 Importing the package does not import Thunder: the modules import it inside the functions
 that run once the fix is installed (or while a trace is recorded).
@@ -93,7 +98,7 @@ Not covered / limits: decisions on values that never pass through a NumberProxy 
 dtype, device, requires_grad: the stock prologue checks those); decisions taken by
 Thunder's passes after tracing other than the alias handling (autograd, executor
 passes); reads of
-`proxy.__dict__["value"]`; numbers of `_Unknown` origin are handled only by pinning
+`proxy.__dict__["value"]`; numbers of `Unknown` origin are handled only by pinning
 everything; entries traced before the fix was applied keep their old prologues (and
 entries traced with it keep their checks after `uninstall()`). Every other decision counts,
 also one whose outcome did not change the trace (`if common_shape[idx] == 1` in
@@ -119,7 +124,7 @@ from fixes.thunder_symbolic_cache.patches import (
     uninstall,
 )
 from fixes.thunder_symbolic_cache.prologue import FIX_NAME, SymbolicDecisionChanged
-from fixes.thunder_symbolic_cache.recorder import _Recorder
+from fixes.thunder_symbolic_cache.recorder import Recorder
 
 __all__ = [
     "FIX",
@@ -130,7 +135,7 @@ __all__ = [
     "install",
     "installed_patches",
     "uninstall",
-    "_Recorder",
+    "Recorder",
 ]
 
 UPSTREAM = "https://github.com/Lightning-AI/lightning-thunder/issues/1525"

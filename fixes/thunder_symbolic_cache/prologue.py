@@ -9,7 +9,7 @@ printed prologue.
 
 When inputs of the call share storage, Thunder's alias handling takes more decisions
 after this check was emitted: the check then also takes every symbolic input and calls
-the `_AliasWindow`'s function, filled in later by `_Recorder.finish_alias_window`.
+the `AliasWindow`'s function, filled in later by `Recorder.finish_alias_window`.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import operator
 from typing import Any
 
 from fixes.thunder_symbolic_cache.expressions import (
-    _KINDS,
-    _Const,
-    _key,
-    _Leaf,
-    _leaves,
-    _render,
-    _same,
+    KINDS,
+    Const,
+    Leaf,
+    leaves_of,
+    node_key,
+    render,
+    same_value,
 )
 
 FIX_NAME = "thunder-symbolic-cache"  # also the name shown in the prologue (re-exported)
@@ -39,13 +39,13 @@ class SymbolicDecisionChanged(AssertionError):
     """
 
 
-class _AliasWindow:
+class AliasWindow:
     """The part of a prologue check that is only known after tracing.
 
     `insert_alias_updates` (run on the finished trace when some inputs of the call share
     storage) compares the sizes of those inputs to decide how to merge them. The check is
     emitted before that, so it takes every symbolic input (`order`, `leaves`) and calls
-    `fn` (set by `_Recorder.finish_alias_window`) after its own checks."""
+    `fn` (set by `Recorder.finish_alias_window`) after its own checks."""
 
     __slots__ = ("order", "index", "leaves", "templates", "fn")
 
@@ -57,13 +57,13 @@ class _AliasWindow:
         self.fn = None
 
 
-def _compile_check(checks, typed, memo, alias_leaves=None):
+def compile_check(checks, typed, memo, alias_leaves=None):
     """Generates `check_symbolic_decisions(*leaves)`; returns the prologue constraint and,
-    with `alias_leaves` (every symbolic input), the `_AliasWindow` the check also runs."""
+    with `alias_leaves` (every symbolic input), the `AliasWindow` the check also runs."""
     leaf_proxies: dict[str, Any] = {}
     for node, _, _ in checks:
-        found: dict[str, _Leaf] = {}
-        _leaves(node, found, set())
+        found: dict[str, Leaf] = {}
+        leaves_of(node, found, set())
         for name, leaf in found.items():
             leaf_proxies.setdefault(name, leaf.proxy)
     for name, p in typed.items():
@@ -72,10 +72,10 @@ def _compile_check(checks, typed, memo, alias_leaves=None):
         leaf_proxies.setdefault(name, leaf.proxy)
     order = list(leaf_proxies)
     name = "check_symbolic_decisions"
-    fn, templates = _generate(checks, typed, memo, order, name)
+    fn, templates = generate(checks, typed, memo, order, name)
     window = None
     if alias_leaves is not None:
-        window = _AliasWindow(order, dict(alias_leaves), templates)
+        window = AliasWindow(order, dict(alias_leaves), templates)
         own = fn
 
         def check_symbolic_decisions(*leaves):
@@ -93,14 +93,14 @@ def _compile_check(checks, typed, memo, alias_leaves=None):
     return (emit_into_prologue, *(leaf_proxies[n] for n in order)), window
 
 
-def _generate(checks, typed, memo, order, fn_name):
+def generate(checks, typed, memo, order, fn_name):
     """The Python function `fn_name(L0, L1, ...)` (leaves in `order`) raising on a changed
     decision, and the readable form of each check."""
     index = {name: i for i, name in enumerate(order)}
 
     ns: dict[str, Any] = {
         "_Changed": SymbolicDecisionChanged,
-        "_same": _same,
+        "same_value": same_value,
         "_index": operator.index,
     }
     names_of: dict[int, str] = {}  # id(constant or function) -> its name in `ns`
@@ -115,15 +115,15 @@ def _generate(checks, typed, memo, order, fn_name):
     temps: dict[tuple, str] = {}  # structural key -> local name (common subexpressions)
 
     def emit(node) -> str:
-        if isinstance(node, _Const):
+        if isinstance(node, Const):
             return obj(node.value)
-        if isinstance(node, _Leaf):
+        if isinstance(node, Leaf):
             return f"L{index[node.proxy.name]}"
-        k = _key(node, memo)
+        k = node_key(node, memo)
         if k not in temps:
             args = [emit(a) for a in node.args]
             temps[k] = f"t{len(temps)}"
-            # A function may give an inline form of itself (`or_checks`: a conditional
+            # A function may give an inline form of itself (`narrowings`: a conditional
             # expression), which saves a Python call in every prologue run.
             inline = getattr(node.fn, "__inline__", None)
             expr = inline.format(*args) if inline else f"{obj(node.fn)}({', '.join(args)})"
@@ -141,8 +141,8 @@ def _generate(checks, typed, memo, order, fn_name):
         body.append(f"    if type(L{index[name]}) is not {obj(t)}:")
         body.append(f"        raise _Changed({_describe_error(text, order)!r})")
     for node, kind, observed in checks:
-        fail, readable = _KINDS[kind]
-        text = readable.format(e=_render(node, placeholder), r=observed)
+        fail, readable = KINDS[kind]
+        text = readable.format(e=render(node, placeholder), r=observed)
         templates.append(text)
         body.append(f"    if {fail.format(v=emit(node), o=obj(observed))}:")
         body.append(f"        raise _Changed({_describe_error(text, order)!r})")

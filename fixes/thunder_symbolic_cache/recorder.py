@@ -1,20 +1,20 @@
 """The per-trace recorder: expressions of every NumberProxy and the decision log.
 
-While `thunder_general_jit` traces under symbolic values, a per-trace `_Recorder` keeps
+While `thunder_general_jit` traces under symbolic values, a per-trace `Recorder` keeps
 
-1. an *expression* for every NumberProxy of the trace (see `expressions`): a `_Leaf` for
-   values the prologue can read back; an `_Op(fn, args)` for results of Python operators
+1. an *expression* for every NumberProxy of the trace (see `expressions`): a `Leaf` for
+   values the prologue can read back; an `Op(fn, args)` for results of Python operators
    on proxies, recorded in `NumberProxy._elementwise_{unary,binary}_helper`, which receive
-   the exact Python operator `fn`; an `_Opaque(deps)` for numbers any other Thunder symbol
-   made from numbers (recorded in `Symbol.__call__`); `_Unknown` for anything else;
+   the exact Python operator `fn`; an `Opaque(deps)` for numbers any other Thunder symbol
+   made from numbers (recorded in `Symbol.__call__`); `Unknown` for anything else;
 2. a *decision log*: every time Python observes a proxy's value (`__bool__`, `__index__`,
    `__int__`, `__float__`, `__complex__`, `__hash__`, a plain-number result of a proxy
    operation, a `.value` read by code that does not merely propagate it into a new proxy,
    a derived proxy Thunder marked static), the expression and the value observed.
 
 `build_check` turns the log into the prologue check (see `prologue`). Fallbacks, all
-sound: a decision that depends on an `_Opaque` number pins the inputs it depends on
-(their exact values); one that depends on an `_Unknown` number, or a trace whose
+sound: a decision that depends on an `Opaque` number pins the inputs it depends on
+(their exact values); one that depends on an `Unknown` number, or a trace whose
 recording failed, pins every symbolic input (every number and tensor size
 `JitCtx.proxify` made for this trace). Each replay is first run on the traced values and
 must reproduce the traced observation, else that decision is pinned instead.
@@ -35,6 +35,26 @@ corpus/thunder_disjoint_views_inplace.py) then rewrote `f(x1, x2)` with unused `
 called on the two halves of one tensor, to compute with `x1` in place of `x2`, where
 stock Thunder (and the default cache) leave `x2` alone. The computation's inputs are now
 the stock ones (tested for every case of tests/fixes/test_thunder_symbolic_cache.py).
+
+Direct value reads
+------------------
+Reads of `NumberProxy.value`: the `.value` descriptor that logs them as decisions.
+
+Some Thunder code reads `proxy.value` directly (`utils.check_no_duplicates`, `pyval`, ...)
+and branches on it. While a trace is being recorded, `RecordedValue` (installed as
+`NumberProxy.value`) logs such a read as a "value" decision, unless the reader only
+propagates the value into a new proxy or prints it: the code objects in `BENIGN_CODES`
+(the proxy classes' own methods, and the prim metas that compute a new number proxy's
+value, whose output is itself recorded as an expression). Helpers in
+`PASS_THROUGH_CODES` (`proxies.pyval`, `utils.get_numberlike_value`) just hand the value
+to their caller, which is judged instead.
+
+Plain Python reads go through the descriptor's `__get__`; reads in code that Thunder's
+interpreter runs reach `__get__` through the interpreter, which is looked aside to
+`interpreted_value_get`, so the reader is the interpreted frame (not the interpreter's
+own). Both sets are filled by `patches.install()` from the original, unpatched code
+objects and emptied again by `patches.uninstall()`. Reads of
+`proxy.__dict__["value"]` are not seen.
 """
 
 from __future__ import annotations
@@ -45,38 +65,37 @@ from numbers import Number
 from typing import Any
 
 from fixes.thunder_symbolic_cache.expressions import (
-    _Const,
-    _evaluate,
-    _has_opaque,
-    _holds,
-    _key,
-    _Leaf,
-    _leaves,
-    _Op,
-    _Opaque,
-    _raw_value,
-    _Select,
-    _Unknown,
+    Const,
+    Leaf,
+    Op,
+    Opaque,
+    Select,
+    Unknown,
     always_holds,
+    evaluate,
+    has_opaque,
+    holds,
     is_tensor_size,
+    leaves_of,
+    node_key,
+    raw_value,
 )
-from fixes.thunder_symbolic_cache.metas import relax_unconsumed
-from fixes.thunder_symbolic_cache.or_checks import always_passes, chain_replay
-from fixes.thunder_symbolic_cache.prologue import _AliasWindow, _compile_check, _generate
+from fixes.thunder_symbolic_cache.narrowings import always_passes, chain_replay, relax_unconsumed
+from fixes.thunder_symbolic_cache.prologue import AliasWindow, compile_check, generate
 
 # The recorder of the trace being built on this thread (None when not tracing under
 # symbolic values). Thread-local because Thunder may trace in several threads.
-_local = threading.local()
+local_state = threading.local()
 
 
-def _current() -> _Recorder | None:
-    rec = getattr(_local, "recorder", None)
+def current() -> Recorder | None:
+    rec = getattr(local_state, "recorder", None)
     if rec is not None and rec.recording:
         return rec
     return None
 
 
-class _Recorder:
+class Recorder:
     """Expressions and decisions of one `thunder_general_jit` trace under symbolic values."""
 
     def __init__(self, NumberProxy, TensorProxy):
@@ -90,10 +109,10 @@ class _Recorder:
         # every symbolic input instead (sound), and tracing goes on undisturbed.
         self.broken = False
         # The part of the prologue check that Thunder's input-alias handling fills in
-        # (`_AliasWindow`); None when this call has no inputs that share storage.
-        self.alias_window: _AliasWindow | None = None
+        # (`AliasWindow`); None when this call has no inputs that share storage.
+        self.alias_window: AliasWindow | None = None
         # The finished computation trace (set when interpretation ends): the meta replays
-        # compare the sizes of the outputs it consumes only (`metas.relax_unconsumed`).
+        # compare the sizes of the outputs it consumes only (`narrowings.relax_unconsumed`).
         self.computation_trace = None
 
     def guarded(self, method, *args):
@@ -107,14 +126,14 @@ class _Recorder:
             n = self.nodes.get(id(x))
             if n is None:
                 # Proxies with a provenance are inputs the prologue can unpack again.
-                n = _Leaf(x) if x.history is not None else _Unknown(x)
+                n = Leaf(x) if x.history is not None else Unknown(x)
                 self.nodes[id(x)] = n
                 self.keep.append(x)
             return n
         if isinstance(x, Number) or x is None:
-            return _Const(x)
+            return Const(x)
         if isinstance(x, (tuple, list)) and not any(isinstance(i, self.NumberProxy) for i in x):
-            return _Const(x)
+            return Const(x)
         return None  # a tensor or something else we cannot replay
 
     def derive(self, result, fn, args):
@@ -124,16 +143,16 @@ class _Recorder:
             return
         outs = [(result, fn)]
         if isinstance(result, tuple):  # divmod
-            outs = [(r, _Select(fn, i)) for i, r in enumerate(result)]
+            outs = [(r, Select(fn, i)) for i, r in enumerate(result)]
         for r, f in outs:
             if isinstance(r, self.NumberProxy):
                 # Overrides what derive_from_symbol recorded for the inner prim call: the
                 # Python operator is the exact semantics to replay.
-                self.nodes[id(r)] = _Op(f, tuple(arg_nodes))
+                self.nodes[id(r)] = Op(f, tuple(arg_nodes))
                 self.keep.append(r)
             elif isinstance(r, Number) and any(isinstance(a, self.NumberProxy) for a in args):
                 # Evaluated eagerly (no trace context): the value escaped into plain Python.
-                self.decisions.append((_Op(f, tuple(arg_nodes)), "value", r))
+                self.decisions.append((Op(f, tuple(arg_nodes)), "value", r))
 
     def derive_from_symbol(self, sym, args, kwargs, result):
         """Numbers produced by any Thunder symbol: remember what they depend on."""
@@ -157,7 +176,7 @@ class _Recorder:
                 deps = None  # depends on tensor data or metadata we do not model
                 break
         for r in new:
-            self.nodes[id(r)] = _Opaque(sym.name, tuple(deps)) if deps is not None else _Unknown(r)
+            self.nodes[id(r)] = Opaque(sym.name, tuple(deps)) if deps is not None else Unknown(r)
             self.keep.append(r)
 
     def decide(self, proxy, kind, observed):
@@ -181,8 +200,8 @@ class _Recorder:
         # Everything pinned: later decisions (alias handling) are then determined too.
         self.alias_window = None
         all_leaves, typed = self._inputs(pro_to_comp)
-        checks = [(leaf, "value", _raw_value(leaf.proxy)) for leaf in all_leaves.values()]
-        return _compile_check(checks, typed, {})[0] if checks or typed else None
+        checks = [(leaf, "value", raw_value(leaf.proxy)) for leaf in all_leaves.values()]
+        return compile_check(checks, typed, {})[0] if checks or typed else None
 
     def add_input(self, p):
         """An input proxified by the interpreter: its number leaves (for pinning them all)."""
@@ -203,7 +222,7 @@ class _Recorder:
 
         for v in pro_to_comp:
             self.add_input(unvariableify(v))
-        all_leaves = {n.proxy.name: n for n in self.nodes.values() if isinstance(n, _Leaf)}
+        all_leaves = {n.proxy.name: n for n in self.nodes.values() if isinstance(n, Leaf)}
         # Number inputs: their Python type is checked (sizes of input tensors are ints).
         typed = {name: n.proxy for name, n in all_leaves.items() if not is_tensor_size(n.proxy)}
         return all_leaves, typed
@@ -215,8 +234,8 @@ class _Recorder:
         out = []
         for p in proxies:
             node = self.nodes.get(id(p))
-            if isinstance(node, (_Op, _Opaque)) and p.is_static_constrained():
-                v = _raw_value(p)
+            if isinstance(node, (Op, Opaque)) and p.is_static_constrained():
+                v = raw_value(p)
                 out.append((node, "bool" if type(v) is bool else "value", v))
         return out
 
@@ -243,7 +262,7 @@ class _Recorder:
 
         if not checks and not typed and not inputs_alias:
             return None
-        constraint, self.alias_window = _compile_check(
+        constraint, self.alias_window = compile_check(
             checks, typed, memo, all_leaves if inputs_alias else None
         )
         return constraint
@@ -253,31 +272,31 @@ class _Recorder:
         cannot be replayed, or of every input in `all_leaves` if one depends on a number of
         unknown origin."""
         checks: dict[tuple, tuple[Any, str, Any]] = {}
-        pins: dict[str, _Leaf] = {}
+        pins: dict[str, Leaf] = {}
         pin_all = False
         for node, kind, observed in decisions:
-            if isinstance(node, _Const) or always_holds(node, kind, observed):
+            if isinstance(node, Const) or always_holds(node, kind, observed):
                 continue  # nothing symbolic was decided
-            key = (_key(node, memo), kind, type(observed).__name__, repr(observed))
+            key = (node_key(node, memo), kind, type(observed).__name__, repr(observed))
             if key in checks:
                 continue
-            leaves: dict[str, _Leaf] = {}
-            if not _leaves(node, leaves, set()):
+            leaves: dict[str, Leaf] = {}
+            if not leaves_of(node, leaves, set()):
                 pin_all = True  # depends on a number of unknown origin
             elif not leaves:
                 continue  # depends on no input
-            elif _has_opaque(node) or not self._replays(node, kind, observed, leaves):
+            elif has_opaque(node) or not self._replays(node, kind, observed, leaves):
                 pins.update(leaves)  # cannot replay: pin the inputs it depends on
             else:
                 checks[key] = (node, kind, observed)
         if pin_all:
             pins.update(all_leaves)
             for node, _, _ in decisions:
-                _leaves(node, pins, set())
+                leaves_of(node, pins, set())
 
         checks = list(checks.values())
         for leaf in pins.values():
-            checks.append((leaf, "value", _raw_value(leaf.proxy)))
+            checks.append((leaf, "value", raw_value(leaf.proxy)))
         return checks
 
     def finish_alias_window(self, start: int, keep_start: int) -> None:
@@ -296,55 +315,55 @@ class _Recorder:
             checks = self._checks(decisions, w.leaves, memo)
             typed = {}
             for node, _, _ in checks:
-                found: dict[str, _Leaf] = {}
-                _leaves(node, found, set())
+                found: dict[str, Leaf] = {}
+                leaves_of(node, found, set())
                 for name, leaf in found.items():
                     if name not in w.index:
                         raise LookupError(f"{name} is not an input of the check")
                     if not is_tensor_size(leaf.proxy):
                         typed[name] = leaf.proxy
-            fn, templates = _generate(checks, typed, memo, w.order, "check_alias_decisions")
+            fn, templates = generate(checks, typed, memo, w.order, "check_alias_decisions")
         except Exception:
             # Sound fallback: every symbolic input keeps its traced value.
-            checks = [(leaf, "value", _raw_value(leaf.proxy)) for leaf in w.leaves.values()]
-            fn, templates = _generate(checks, {}, {}, w.order, "check_alias_decisions")
+            checks = [(leaf, "value", raw_value(leaf.proxy)) for leaf in w.leaves.values()]
+            fn, templates = generate(checks, {}, {}, w.order, "check_alias_decisions")
         w.templates.extend(f"{t}  (alias handling)" for t in templates)
         w.fn = fn
 
     def _replays(self, node, kind, observed, leaves) -> bool:
         # The replay must reproduce the traced observation from the traced values; if it
         # does not (operator semantics we do not mirror, an exception), the caller pins.
-        env = {name: _raw_value(leaf.proxy) for name, leaf in leaves.items()}
+        env = {name: raw_value(leaf.proxy) for name, leaf in leaves.items()}
         try:
-            return _holds(kind, _evaluate(node, env), observed)
+            return holds(kind, evaluate(node, env), observed)
         except Exception:
             return False
 
 
 # The recording entry points called by the patched methods (see `patches`); registered as
 # opaque lookasides, so the recording never runs under Thunder's interpreter.
-def _record_observation(kind, proxy, observed):
-    rec = _current()
+def record_observation(kind, proxy, observed):
+    rec = current()
     if rec is not None:
-        if kind == "bool" and _CHAIN_SITES[0]:
+        if kind == "bool" and CHAIN_SITES[0]:
             try:
                 if _record_chain(rec):
-                    return  # logged as the whole `or` chain of a shape check (`or_checks`)
+                    return  # logged as the whole `or` chain of a shape check (`narrowings`)
             except Exception:
                 pass  # logging the conversion itself is always sound
         rec.guarded(rec.decide, proxy, kind, observed)
 
 
-# The `or` chains of Thunder's shape checks (`or_checks.chain_sites()`): filled by
+# The `or` chains of Thunder's shape checks (`narrowings.chain_sites()`): filled by
 # `patches.install()`, emptied by `uninstall()`.
-_CHAIN_SITES: list = [{}, {}, None]  # at_chain, at_check, baseutils.check's code
+CHAIN_SITES: list = [{}, {}, None]  # at_chain, at_check, baseutils.check's code
 
 
 def _record_chain(rec) -> bool:
     """If this `__bool__` is taken by one of the chains (or by `check` on its result),
     logs the whole chain as one decision and returns True; else False."""
-    at_chain, at_check, check_code = _CHAIN_SITES
-    # Frame 0 is this function, 1 `_record_observation`, 2 the `__bool__` wrapper
+    at_chain, at_check, check_code = CHAIN_SITES
+    # Frame 0 is this function, 1 `record_observation`, 2 the `__bool__` wrapper
     # (`patches._observing`), 3 the code that converted the proxy.
     f = sys._getframe(3)
     chain = at_chain.get((f.f_code, f.f_lineno))
@@ -361,18 +380,104 @@ def _record_chain(rec) -> bool:
     if always_passes(chain, nodes, values, is_proxy):
         return True  # nothing to replay: the chain passes the same way for any values
     replay = chain_replay(chain, is_proxy)
-    observed = replay(*(_raw_value(v) if p else v for v, p in zip(values, is_proxy)))
-    rec.decisions.append((_Op(replay, nodes), replay.kind, observed))
+    observed = replay(*(raw_value(v) if p else v for v, p in zip(values, is_proxy)))
+    rec.decisions.append((Op(replay, nodes), replay.kind, observed))
     return True
 
 
-def _record_binary(result, fn, a, b):
-    rec = _current()
+def record_binary(result, fn, a, b):
+    rec = current()
     if rec is not None:
         rec.guarded(rec.derive, result, fn, (a, b))
 
 
-def _record_unary(result, fn, a):
-    rec = _current()
+def record_unary(result, fn, a):
+    rec = current()
     if rec is not None:
         rec.guarded(rec.derive, result, fn, (a,))
+
+
+# Code that reads a proxy's value only to propagate it into a new proxy (or to print it)
+# is not a decision. `_PASS_THROUGH` functions just hand the value to their caller, which
+# is judged instead.
+BENIGN_CODES: set = set()
+PASS_THROUGH_CODES: set = set()
+
+
+def codes_of(obj) -> set:
+    out = set()
+    code = getattr(obj, "__code__", None)
+    stack = [code] if code is not None else []
+    while stack:
+        c = stack.pop()
+        out.add(c)
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+    return out
+
+
+def benign_code_objects(prims, NumberProxy) -> set:
+    """The code objects whose reads of `.value` are not decisions (see the docstring).
+    Collected before anything is patched: the original methods' code."""
+    codes = set()
+    # The proxy classes' own methods: repr/type_string/replace/known_value, the helpers
+    # (their results are recorded as expressions) and the conversions (recorded).
+    for cls in NumberProxy.__mro__ + tuple(NumberProxy.__subclasses__()):
+        for v in vars(cls).values():
+            codes |= codes_of(getattr(v, "__func__", v))
+    # Prim metas that compute a new number proxy's value from their inputs' values: the
+    # output is itself recorded (as an expression of those inputs).
+    for meta_factory in ("_elementwise_binary_meta_factory", "_elementwise_unary_meta_factory"):
+        if hasattr(prims, meta_factory):
+            codes |= codes_of(getattr(prims, meta_factory))
+    for meta in ("_convert_element_type_meta", "real_meta", "imag_meta"):
+        if hasattr(prims, meta):
+            codes |= codes_of(getattr(prims, meta))
+    return codes
+
+
+class RecordedValue:
+    """Data descriptor replacing the `value` attribute of NumberProxy instances."""
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        if current() is None:  # not recording: a plain attribute read
+            try:
+                return obj.__dict__["value"]
+            except KeyError:
+                raise AttributeError("value") from None
+        # The reader: the first caller that is not a pass-through helper.
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code in PASS_THROUGH_CODES:
+            frame = frame.f_back
+        return _read_value(obj, frame.f_code if frame is not None else None)
+
+    def __set__(self, obj, v):
+        obj.__dict__["value"] = v
+
+
+def interpreted_value_get(descriptor, obj, objtype=None):
+    """`RecordedValue.__get__` when Thunder's interpreter runs the reading code: the
+    reader is the innermost interpreted frame that is not a pass-through helper."""
+    if obj is None:
+        return descriptor
+    # Thunder is imported here, not at module top: the package must import without Thunder.
+    from thunder.core.interpreter import get_interpreterruntimectx
+
+    code = None
+    for frame in reversed(get_interpreterruntimectx().frame_stack):
+        if frame.code not in PASS_THROUGH_CODES:
+            code = frame.code
+            break
+    return _read_value(obj, code)
+
+
+def _read_value(obj, reader_code):
+    try:
+        v = obj.__dict__["value"]
+    except KeyError:
+        raise AttributeError("value") from None
+    rec = current()
+    if rec is not None and v is not None and reader_code not in BENIGN_CODES:
+        rec.guarded(rec.decide, obj, "value", v)
+    return v

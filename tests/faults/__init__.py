@@ -82,14 +82,14 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "tests.faults.recorder_forget_eq",
         "thunder",
         "the fixed symbolic cache does not log ==/!= decisions: a stale trace is served",
-        "fixes/thunder_symbolic_cache/recorder.py: _Recorder.decide, _Recorder.derive",
+        "fixes/thunder_symbolic_cache/recorder.py: Recorder.decide, Recorder.derive",
     ),
     "prologue_number_type": (
         "tests.faults.prologue_number_type",
         "thunder",
         "the fixed cache's prologue drops the type(n) checks of number inputs: 3.0 hits "
         "a trace of 3",
-        "fixes/thunder_symbolic_cache/prologue.py: _generate",
+        "fixes/thunder_symbolic_cache/prologue.py: generate",
     ),
     "thunder_keepdim_size1": (
         "tests.faults.thunder_keepdim_size1",

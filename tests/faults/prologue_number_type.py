@@ -1,7 +1,7 @@
 """Fault: our fixed Thunder cache's prologue does not check the type of number inputs.
 
-Where: `fixes/thunder_symbolic_cache/prologue.py` — `_generate`, which writes the
-prologue's `check_symbolic_decisions` (the name `_compile_check` calls).
+Where: `fixes/thunder_symbolic_cache/prologue.py` — `generate`, which writes the
+prologue's `check_symbolic_decisions` (the name `compile_check` calls).
 
 What: the generated check drops its `type(n) is int` / `type(n) is float` lines and
 keeps only the value checks. `3` and `3.0` compare equal, so a call that passes `3.0`
@@ -20,16 +20,16 @@ from fixes._patching import Patch
 from fixes.thunder_symbolic_cache import prologue
 from tests.faults import THUNDER, fault
 
-_original = prologue._generate
+_original = prologue.generate
 
 
-def _generate(checks, typed, memo, order, fn_name):
+def generate(checks, typed, memo, order, fn_name):
     return _original(checks, {}, memo, order, fn_name)  # faulty: number types not checked
 
 
 def _table() -> list[Patch]:
     table: list[Patch] = []
-    table.append(Patch.set(prologue, "_generate", _generate))
+    table.append(Patch.set(prologue, "generate", generate))
     return table
 
 

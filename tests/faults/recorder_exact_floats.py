@@ -1,7 +1,7 @@
 """Fault: our fixed Thunder cache replays the exact value of every number `math.isfinite`
 sees, instead of its finiteness (an over-specialisation, not a soundness bug).
 
-Where: `fixes/thunder_symbolic_cache/spurious_decisions.py` — `MathWithFiniteness.isfinite`,
+Where: `fixes/thunder_symbolic_cache/patches.py` — `MathWithFiniteness.isfinite`,
 which `clang.arange` calls on its start, step and stop.
 
 What: `isfinite(x)` of a number proxy goes through `float(x)` again, and the recorder logs
@@ -19,7 +19,7 @@ refactor of the conversion patches.
 from __future__ import annotations
 
 from fixes._patching import Patch
-from fixes.thunder_symbolic_cache import spurious_decisions
+from fixes.thunder_symbolic_cache import patches
 from tests.faults import THUNDER, fault
 
 
@@ -29,7 +29,7 @@ def isfinite(self, x, /):
 
 def _table() -> list[Patch]:
     table: list[Patch] = []
-    table.append(Patch.set(spurious_decisions.MathWithFiniteness, "isfinite", isfinite))
+    table.append(Patch.set(patches.MathWithFiniteness, "isfinite", isfinite))
     return table
 
 

@@ -1,7 +1,7 @@
 """Fault: our fixed Thunder cache's recorder forgets decisions taken with `==`/`!=`.
 
-Where: `fixes/thunder_symbolic_cache/recorder.py` — `_Recorder.decide` and
-`_Recorder.derive` (the decision log that `build_check` turns into the prologue check).
+Where: `fixes/thunder_symbolic_cache/recorder.py` — `Recorder.decide` and
+`Recorder.derive` (the decision log that `build_check` turns into the prologue check).
 
 What: an observation whose expression is an equality test on numbers (`n == k`,
 `x.shape[0] != 3`, `tuple(x.shape) == (2, 3)` element by element) is not logged. The
@@ -21,16 +21,16 @@ import operator
 
 from fixes._patching import Patch
 from fixes.thunder_symbolic_cache import recorder
-from fixes.thunder_symbolic_cache.expressions import _Op
+from fixes.thunder_symbolic_cache.expressions import Op
 from tests.faults import THUNDER, fault
 
 _EQUALITY = (operator.eq, operator.ne)
-_decide = recorder._Recorder.decide
-_derive = recorder._Recorder.derive
+_decide = recorder.Recorder.decide
+_derive = recorder.Recorder.derive
 
 
 def _is_equality(node) -> bool:
-    return isinstance(node, _Op) and node.fn in _EQUALITY
+    return isinstance(node, Op) and node.fn in _EQUALITY
 
 
 def decide(self, proxy, kind, observed):
@@ -47,8 +47,8 @@ def derive(self, result, fn, args):
 
 def _table() -> list[Patch]:
     table: list[Patch] = []
-    table.append(Patch.set(recorder._Recorder, "decide", decide))
-    table.append(Patch.set(recorder._Recorder, "derive", derive))
+    table.append(Patch.set(recorder.Recorder, "decide", decide))
+    table.append(Patch.set(recorder.Recorder, "derive", derive))
     return table
 
 

@@ -189,7 +189,7 @@ def _thunder_targets() -> dict:
     import thunder.torch as ltorch
     from thunder.core.symbol import Symbol
 
-    from fixes.thunder_symbolic_cache import value
+    from fixes.thunder_symbolic_cache import recorder
 
     classes = (proxies.NumberProxy, proxies.IntegerProxy, Symbol, jit_ext.JitCtx)
     attrs = {
@@ -204,7 +204,7 @@ def _thunder_targets() -> dict:
         "attrs": {(m, a): vars(m)[a] for m, names in attrs.items() for a in names},
         "lookasides": dict(jit_ext._general_jit_lookaside_map),
         "lookaside_map": jit_ext._general_jit_lookaside_map,
-        "codes": (set(value._BENIGN_CODES), set(value._PASS_THROUGH_CODES)),
+        "codes": (set(recorder.BENIGN_CODES), set(recorder.PASS_THROUGH_CODES)),
     }
 
 

@@ -456,19 +456,19 @@ def _broken_recording() -> dict:
     then pins every symbolic input (so a keep-call misses too, and results stay right)."""
     import fixes.thunder_symbolic_cache as mod
 
-    original = mod._Recorder.derive
+    original = mod.Recorder.derive
 
     def failing(self, *args):
         raise RuntimeError("simulated recorder bug")
 
-    mod._Recorder.derive = failing
+    mod.Recorder.derive = failing
     try:
         import torch
 
         keep = _observe(h_eq, (torch.randn(2, 3),), (torch.randn(2, 7),))
         same = _observe(h_eq, (torch.randn(2, 3),), (torch.randn(2, 3),))
     finally:
-        mod._Recorder.derive = original
+        mod.Recorder.derive = original
     return {
         "keep": {k: v for k, v in keep.items() if k != "prologue"},
         "same": {k: v for k, v in same.items() if k != "prologue"},

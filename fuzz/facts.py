@@ -60,7 +60,10 @@ was written with column blocks. So each divergence carries `data["facts"]`:
 
     plan        EXIR: what the greedy memory plan shows whatever the call,
                 "view-exceeds-base" (a planned view claims more bytes than the storage it
-                views: fuzz.backends.exir.oracles.overlap.views_exceeding_base)
+                views: fuzz.backends.exir.oracles.overlap.views_exceeding_base),
+                "lifetime-short" (the planner's lifetime of a tensor ends before its last
+                use, or starts after its first, by the lifetimes the harness computes
+                from the graph: overlap.short_lifetimes)
     during      a process death only (`announced`): what the lane was running when the
                 process died, "calls" (the program on its calls) or "contract[lower]"
                 (a contract probe, an input outside the exported contract: see
@@ -296,8 +299,13 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["specialized"] = sorted(set(specialized.values()))
         if details.get("specialized_empty"):  # a specialized dim sized an empty value
             facts["specialized"].append("empty-at-example")
+    plan = []
     if details.get("views_exceeding_base"):  # EXIR: a planned view over more than its base
-        facts["plan"] = ["view-exceeds-base"]
+        plan.append("view-exceeds-base")
+    if details.get("lifetimes_short"):  # EXIR: a planner lifetime ends before a last use
+        plan.append("lifetime-short")
+    if plan:
+        facts["plan"] = plan
     if static := details.get("static_sizes"):  # {"s27*s53 + 1=16": "to_edge:<op>"}
         facts["specialized"] = sorted(set(facts.get("specialized", ())) | set(static.values()))
     quoted = d.data.get("error") or (d.details if d.kind.endswith(".crash") else None)

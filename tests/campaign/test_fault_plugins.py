@@ -186,6 +186,19 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "exir.runtime-result",
     ),
+    "planner_list_operand_lifetime": (
+        "exir",
+        """
+        def program(x):
+            a = x * 2.0
+            b = x + 1.0
+            return (torch.cat([a, b]) * 3.0,)
+
+        def calls():
+            return [(torch.randn(4, 3),)]
+        """,
+        "exir.overlap",
+    ),
 }
 
 

@@ -351,6 +351,59 @@ def test_overlap_fires_when_a_live_tensor_enters_the_submodule_arena(fresh_cond)
     assert any("control-flow" in p.get("why", "") and p["a"] == name for p in problems)
 
 
+def list_operand_program(x):
+    a = x * 2.0
+    b = x + 1.0
+    return (torch.cat([a, b]) * 3.0,)
+
+
+def mutating_program(x):
+    x.add_(1.0)
+    return (x * 2.0,)
+
+
+@pytest.mark.parametrize("program", [cond_program, list_operand_program, mutating_program])
+def test_harness_lifetimes_agree_with_the_stock_planner(program):
+    """On stock ExecuTorch every planner lifetime covers the uses the harness counts:
+    through list operands (cat), cond operands, a mutated input's write-back and the
+    returned tuple. (A disagreement here would be a false `lifetime-short`.)"""
+    et = build(program, (X.clone(),), DIMS).et
+    prog = et.exported_program()
+    assert exir_overlap.short_lifetimes(prog.graph_module, prog.graph_signature) == []
+    assert exir_overlap.own_overlap_check(prog.graph_module, prog.graph_signature) == []
+
+
+def test_a_planner_lifetime_ending_early_is_short_and_its_reused_bytes_overlap():
+    """The liveness fault the planner's own lifetimes hide (tests/faults/
+    planner_list_operand_lifetime.py): `a`'s last use is inside cat's list operand. End
+    its planned life at the node that makes it and give its bytes to cat's output: by
+    spec.lifetime (what ExecuTorch's Verifier reads) nothing overlaps; by the lifetimes
+    the harness computes, `a` and cat's output share bytes while both live."""
+    prog = build(list_operand_program, (X.clone(),), DIMS).et.exported_program()
+    gm, signature = prog.graph_module, prog.graph_signature
+    nodes = list(gm.graph.nodes)
+    cat = next(n for n in nodes if "cat" in str(n.target))
+    (a_node, *_) = cat.args[0]
+    a = a_node.meta["spec"]
+    out = cat.meta["spec"]
+    made = nodes.index(a_node)
+    a.lifetime = [a.lifetime[0], made]  # ends before cat reads it
+    out.mem_id, out.mem_offset, out.mem_obj_id = a.mem_id, a.mem_offset, a.mem_obj_id
+    # By the planner's own lifetimes the two never live at once: nothing to see there.
+    assert not exir_overlap._ivl_overlap(exir_overlap._lifetime(a), exir_overlap._lifetime(out))
+    # A planned tensor is named by the first node that holds its spec (its alloc).
+    (holder,) = [n.name for n in nodes if n.meta.get("spec") is a][:1]
+    short = exir_overlap.short_lifetimes(gm, signature)
+    assert short == [
+        f"{holder}: planned [{a.lifetime[0]}, {made}], used [{a.lifetime[0]}, {nodes.index(cat)}]"
+    ]
+    problems = exir_overlap.own_overlap_check(gm, signature)
+    assert any(
+        holder in (p["a"], p.get("b")) and "before its last use" in p.get("why", "")
+        for p in problems
+    ), problems
+
+
 # ---------------------------------------------------------------------------------------
 # exir.aliasing
 

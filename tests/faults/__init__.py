@@ -123,4 +123,12 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "max (keepdim=False): the add broadcasts the result to a wrong shape",
         "torch/_decomp decomposition_table[aten.logsumexp.default] (torch._refs.logsumexp)",
     ),
+    "planner_list_operand_lifetime": (
+        "tests.faults.planner_list_operand_lifetime",
+        "exir",
+        "the planner's lifetime walk skips operands inside lists and tuples (cat, stack, "
+        "cond operands, the returned tuple): such a tensor ends its life before its last "
+        "use, and a later tensor gets its bytes",
+        "executorch/exir/memory_planning.py: update_all_tensors_lifetime",
+    ),
 }

@@ -76,7 +76,7 @@ import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.checks import Calls, LaneRun, Settings
 from fuzz.backends.exir.inputs import derive_dims, lane_reference, pick_example
-from fuzz.backends.exir.oracles.overlap import views_exceeding_base
+from fuzz.backends.exir.oracles.overlap import short_lifetimes, views_exceeding_base
 from fuzz.case import Case
 from fuzz.divergence import Divergence
 from fuzz.facts import announce, graph_ops, size_tags
@@ -177,6 +177,10 @@ class ExirLane:
             report.counters["specialized-by-lowering"] += 1
         if b.et is not None and (views := views_exceeding_base(b.planned_gm)):
             report.details["views_exceeding_base"] = views  # fact `plan`
+        if b.et is not None and (
+            short := short_lifetimes(b.planned_gm, b.et_program.graph_signature)
+        ):
+            report.details["lifetimes_short"] = short  # fact `plan`
         if b.static_sizes:  # sizes computed from dynamic dims, made static by the lowering
             report.details["static_sizes"] = dict(b.static_sizes)
             report.counters["static-size-by-lowering"] += 1

@@ -4,6 +4,15 @@ Two judges of one planned program: ExecuTorch's own `memory_planning.Verifier` (
 on every level, since it only checks the graph it is given) and an interval check of
 our own that also covers what the Verifier cannot see across levels (control-flow
 submodules own the start of the arena). Pure: both read a planned graph module.
+
+The Verifier reads `spec.lifetime`, which the planner itself computed, so a planner that
+ends a tensor's life before its last use passes it. Our interval check computes each
+planned tensor's lifetime from the graph instead (`harness_lifetimes`: from the node that
+makes it, or the graph's start for an input, to the last node that takes it, through
+lists and tuples of operands, control-flow operands, views through their bases, the
+output node, and to the end for a mutable buffer), and checks the plan's byte ranges
+against those. A planner lifetime shorter than ours is the plan fact
+`lifetime-short` (`short_lifetimes`).
 """
 
 from __future__ import annotations
@@ -34,21 +43,105 @@ def _planned_specs(level: torch.fx.GraphModule) -> list[tuple[str, Any]]:
 
 
 def _lifetime(spec) -> tuple[int, int] | None:
-    lt = spec.lifetime  # a _ViewSpec reads its base's lifetime
+    """The planner's lifetime of `spec` (a _ViewSpec reads its base's)."""
+    lt = spec.lifetime
     if lt is None or lt[0] is None or lt[1] is None:
         return None
     return int(lt[0]), int(lt[1])
+
+
+def _mutable_buffer_inputs(graph_signature: Any) -> set[str]:
+    """Placeholder names of the buffers the program mutates (they live to the end)."""
+    if graph_signature is None:
+        return set()
+    to_buffer = dict(getattr(graph_signature, "inputs_to_buffers", {}) or {})
+    mutated = set((getattr(graph_signature, "buffers_to_mutate", {}) or {}).values())
+    return {name for name, buffer in to_buffer.items() if buffer in mutated}
+
+
+def _nodes_in(value: Any) -> list[torch.fx.Node]:
+    """The fx nodes in an argument, through lists, tuples and dicts."""
+    if isinstance(value, torch.fx.Node):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [n for v in value for n in _nodes_in(v)]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _nodes_in(v)]
+    return []
+
+
+def harness_lifetimes(
+    level: torch.fx.GraphModule, graph_signature: Any = None
+) -> dict[int, tuple[int, int]]:
+    """Each planned storage's lifetime (inclusive node indices of `level`), computed from
+    the graph, keyed by id() of its storage root: from the node that makes it (0 for an
+    input) to the last node that takes it or a view of it (the node before the output
+    node for what the program returns), or to the end for a mutable buffer. A planner
+    lifetime must cover this one."""
+    nodes = list(level.graph.nodes)
+    last = len(nodes) - 1
+    mutable = _mutable_buffer_inputs(graph_signature)
+    spans: dict[int, list[int]] = {}
+
+    def touch(spec: Any, idx: int, *, start: int | None = None, end: int | None = None):
+        if spec.const:
+            return
+        span = spans.setdefault(id(storage_root(spec)), [idx, idx])
+        span[0] = min(span[0], idx if start is None else start)
+        span[1] = max(span[1], idx if end is None else end)
+
+    for idx, node in enumerate(nodes):
+        if node.op == "get_attr":
+            continue
+        for _, spec in tensor_specs(node):
+            if node.op == "placeholder":
+                touch(spec, idx, start=0, end=last if node.name in mutable else None)
+            else:
+                touch(spec, idx)
+        # Nothing runs at the output node: what it returns must live through the last
+        # node before it (where ExecuTorch's own count stops for a mutated input, whose
+        # write-back `copy_` aliases it).
+        at = idx - 1 if node.op == "output" else idx
+        for arg in _nodes_in((node.args, node.kwargs)):
+            if arg.op != "get_attr":
+                for _, spec in tensor_specs(arg):
+                    touch(spec, at)
+    return {k: (a, b) for k, (a, b) in spans.items()}
+
+
+def short_lifetimes(gm: torch.fx.GraphModule, graph_signature: Any = None) -> list[str]:
+    """Planned tensors whose planner lifetime does not cover their use, at any level:
+    "aten_add_tensor: planned [3, 4], used [3, 6]" (the plan fact `lifetime-short`)."""
+    out = []
+    for path, level in graph_levels(gm):
+        ours = harness_lifetimes(level, graph_signature if not path else None)
+        seen = set()
+        for name, spec in _planned_specs(level):
+            root = storage_root(spec)
+            if id(root) in seen or id(root) not in ours:
+                continue
+            seen.add(id(root))
+            planned, used = _lifetime(root), ours[id(root)]
+            if planned is not None and (planned[0] > used[0] or planned[1] < used[1]):
+                where = "/".join(path)
+                out.append(
+                    f"{where + ':' if where else ''}{name}: planned {list(planned)}, "
+                    f"used {list(used)}"
+                )
+    return out
 
 
 def _ivl_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
 
 
-def own_overlap_check(gm: torch.fx.GraphModule) -> list[dict]:
+def own_overlap_check(gm: torch.fx.GraphModule, graph_signature: Any = None) -> list[dict]:
     """Interval check of a whole planned program; returns problem records.
 
     Per level: two specs with different storage roots, the same mem_id, overlapping
-    lifetimes (inclusive node indices) and overlapping bytes [offset, offset+allocated).
+    lifetimes (inclusive node indices, `harness_lifetimes`) and overlapping bytes
+    [offset, offset+allocated). A record says the planner's lifetimes too, and "why"
+    when those do not overlap (the planner ended a life before its last use).
     Across levels (control flow): a submodule's tensors live in [0, its arena) of each
     mem_id and must stay inside it, and a parent tensor that is live at the control-flow
     node must not reach into that arena.
@@ -58,27 +151,38 @@ def own_overlap_check(gm: torch.fx.GraphModule) -> list[dict]:
         specs = _planned_specs(level)
         where = "/".join(path) or "<top>"
         sizes = level.meta.get("non_const_buffer_sizes")
+        ours = harness_lifetimes(level, graph_signature if not path else None)
+
+        def lifetime(spec: Any) -> tuple[int, int] | None:
+            return ours.get(id(storage_root(spec))) or _lifetime(spec)
+
         for (na, a), (nb, b) in itertools.combinations(specs, 2):
             if a.mem_id != b.mem_id or storage_root(a) is storage_root(b):
                 continue
-            la, lb = _lifetime(a), _lifetime(b)
+            la, lb = lifetime(a), lifetime(b)
             if la is None or lb is None or not _ivl_overlap(la, lb):
                 continue
             ba = (a.mem_offset, a.mem_offset + a.allocated_memory - 1)
             bb = (b.mem_offset, b.mem_offset + b.allocated_memory - 1)
             if a.allocated_memory and b.allocated_memory and _ivl_overlap(ba, bb):
-                problems.append(
-                    {
-                        "level": where,
-                        "a": na,
-                        "b": nb,
-                        "mem_id": a.mem_id,
-                        "a_bytes": list(ba),
-                        "b_bytes": list(bb),
-                        "a_lifetime": list(la),
-                        "b_lifetime": list(lb),
-                    }
-                )
+                record = {
+                    "level": where,
+                    "a": na,
+                    "b": nb,
+                    "mem_id": a.mem_id,
+                    "a_bytes": list(ba),
+                    "b_bytes": list(bb),
+                    "a_lifetime": list(la),
+                    "b_lifetime": list(lb),
+                }
+                pa, pb = _lifetime(a), _lifetime(b)
+                if pa is not None and pb is not None and not _ivl_overlap(pa, pb):
+                    record["a_planned_lifetime"], record["b_planned_lifetime"] = list(pa), list(pb)
+                    record["why"] = (
+                        "live at the same time and share bytes; the planner's lifetimes "
+                        f"{list(pa)} and {list(pb)} end a life before its last use"
+                    )
+                problems.append(record)
         for name, s in specs:  # inside the level's own arena
             if (
                 sizes
@@ -111,7 +215,7 @@ def own_overlap_check(gm: torch.fx.GraphModule) -> list[dict]:
                     arena.extend([0] * (i + 1 - len(arena)))
                     arena[i] = max(arena[i], size)
             for name, s in specs:
-                lt = _lifetime(s)
+                lt = lifetime(s)
                 if lt is None or not (lt[0] <= idx <= lt[1]) or s.mem_id >= len(arena):
                     continue
                 if s.allocated_memory and s.mem_offset < arena[s.mem_id]:
@@ -193,7 +297,7 @@ def check_overlap(
                 p | {"algo": algo},
             )
         )
-    for p in own_overlap_check(gm)[:MAX_PER_KIND]:
+    for p in own_overlap_check(gm, graph_signature)[:MAX_PER_KIND]:
         what = p.get("why") or "live at the same time and share bytes"
         other = f" and {p['b']}" if "b" in p else ""
         out.append(

@@ -96,9 +96,10 @@ def settle_long_lived_objects() -> int:
 
     Call it once the stacks are imported. torch, ExecuTorch and Thunder leave ~500,000
     objects that live as long as the process; every full collection traversed them all,
-    which was 18 % of an EXIR worker's time (`benchmarks/bench_lane.py`, README
-    "Figures"). Frozen objects are still freed by reference counting; only a reference
-    cycle among them that becomes garbage later would be kept."""
+    which was 18 % of an EXIR worker's time (`benchmarks/bench_lane.py`;
+    benchmarks/journal/2026-11-30.md). Frozen objects are still freed by reference
+    counting; only a reference cycle among them that becomes garbage later would be
+    kept."""
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()

@@ -2,7 +2,7 @@
 every program), removed without changing what it computes.
 
 On the small programs the harness generates, most of `to_edge` is registry bookkeeping
-that does not depend on the program (figures: README "Figures", bench_lane):
+that does not depend on the program (figures: benchmarks/journal/2026-11-30.md, bench_lane):
 
 * `torch._export.utils._collect_all_valid_cia_ops` walks every `torch.ops` namespace and,
   for each one, first re-runs `_materialize_cpp_cia_ops()` (a `getattr` over all ~800

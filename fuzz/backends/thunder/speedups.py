@@ -1,7 +1,7 @@
 """Pure-overhead costs of Thunder's tracing, removed without changing what it traces.
 
 On the small programs the harness generates, about a quarter of `thunder.jit`'s time
-went to three things that do not depend on the program (figures: README "Figures",
+went to three things that do not depend on the program (figures: benchmarks/journal/2026-11-30.md,
 `benchmarks/bench_fixed_costs.py`):
 
 * Global names. `thunder.core.interpreter.globals_lookup` reads `globals[name]` (or

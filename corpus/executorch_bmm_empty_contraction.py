@@ -11,7 +11,7 @@ planner shares buffers between tensors whose lifetimes do not overlap, so the ou
 holds an earlier tensor's bytes (here `exp(3 x)`'s): wrong values, different per call.
 `torch.einsum('ij,ij->j', a, a)` of an empty (0, n) tensor lowers to this bmm. PyTorch's
 own kernel zeroes the output for an empty contraction (aten/src/ATen/native/
-LinearAlgebra.cpp, `bmm_out_or_baddbmm_`). Found by tests/generator/test_properties.py
+LinearAlgebra.cpp, `bmm_out_or_baddbmm_`). Found by tests/stacks/generator/test_properties.py
 (derandomized) on 2026-12-02: `torch.einsum('ij,ij->j', v6, v6)` of an empty float16 piece
 of `tensor_split`.
 

@@ -50,7 +50,7 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # divisor) that makes an integer tensor (the "<op>:<dtype>" ops fact, fuzz/facts.py).
 # Float remainder is right, so a divergence with a tolerance is not matched, nor one of a
 # program whose remainder is float (without the dtype the pattern claimed 20 % of generated
-# EXIR programs: tests/core/test_pattern_specificity.py). The dtype is the node's, not an
+# EXIR programs: tests/stacks/core/test_pattern_specificity.py). The dtype is the node's, not an
 # input's: the nightly's `torch.remainder(topk_indices, -(n + 1))` of float inputs showed
 # this bug and was reported as new while the pattern asked for an integer input.
 # The other forms: a remainder used as an index. The generator once built embedding

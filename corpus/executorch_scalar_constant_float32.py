@@ -46,7 +46,7 @@ VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was re
 # executorch_remainder_float64_precision) are not matched. The bug is to_edge's, so it
 # shows in the edge program too: as exir.edge-result where the runtime has no kernel for
 # another op of the program (a sort, a cumprod) and the lane compares the edge program's
-# result instead (tests/core/test_pattern_variants.py).
+# result instead (tests/stacks/core/test_pattern_variants.py).
 MATCHES = (
     {
         "kind": "exir.*-result",

@@ -5,7 +5,7 @@ by 1 is planned as 2 elements.
 `torch._check`, and `range_constraints` says u in [0, 1]. The planned TensorSpec for it
 (and for `* 2` downstream) holds 2 elements: the upper bound is evaluated with torch's
 size-oblivious reasoning, which assumes an unbacked size is at least 2. With bounds of 2
-or more the plan is exact (see tests/exir/test_exir_oracles.py), so this is over-allocation,
+or more the plan is exact (see tests/stacks/exir/test_exir_oracles.py), so this is over-allocation,
 not a soundness bug; exir.bound-loss reports it because the harness expects custom-op
 outputs to be planned at exactly their declared bound. The aligned byte size is the
 same (16 bytes) for float32, so it costs nothing here, but the shape in the plan is wrong.

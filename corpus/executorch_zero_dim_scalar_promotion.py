@@ -20,7 +20,7 @@ eager by dtype is an op whose operands are a 0-dim tensor and a number, and noth
 a dim. It holds when an earlier node already departs by values (a float16 einsum before
 `.mean() * 1.5`, reported as new by a default night on 2026-12-02 while the pattern
 asked the *first* departure to be by dtype). The cast alone would not do: it is in half
-of all generated EXIR programs (tests/core/test_pattern_specificity.py measured a 52 %
+of all generated EXIR programs (tests/stacks/core/test_pattern_specificity.py measured a 52 %
 claim for a pattern without an origin fact).
 """
 

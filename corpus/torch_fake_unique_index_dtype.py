@@ -9,7 +9,7 @@ most 7 elements as 7 float32 (28 bytes, 32 once aligned) where the runtime's ker
 writes 7 int64 (56 bytes): exir.under-allocation on every call. A bool input plans 16
 bytes. An int64 input is planned right by chance.
 
-Found by the legacy lane's fixes-on exploration (tests/fixes/test_legacy_specprop_proof.py)
+Found by the legacy lane's fixes-on exploration (tests/stacks/fixes/test_legacy_specprop_proof.py)
 once op weights drew `unique_inverse` there. The main lane (torch 2.13.0) has the fix.
 """
 

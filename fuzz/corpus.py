@@ -24,7 +24,7 @@ make that kind known for every program: `thunder.wrong-result` in one known-bug 
 not hide all other wrong results. The kinds EXPECTed anywhere are kept too
 (`expect_kinds`), for reports. The index reads files with `ast` only, so building it runs
 no case code. Neither do `pattern_variants` (`<corpus>/variants/<case>/<form>.py`: other
-programs showing a case's bug, for tests/core/test_pattern_variants.py; no cases).
+programs showing a case's bug, for tests/stacks/core/test_pattern_variants.py; no cases).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ What is generated, and from where:
                                  exit statuses and blind-spot limits (fuzz.campaign.report)
 
 A block is the text between `<!-- BEGIN GENERATED NAME ... -->` and `<!-- END GENERATED
-NAME -->`; the rest of those files is written by people. tests/core/test_docs.py fails when
+NAME -->`; the rest of those files is written by people. tests/cover/core/test_docs.py fails when
 any of it is stale. This module imports no torch.
 """
 
@@ -102,7 +102,7 @@ def bugs_md(corpus_dir: Path = ROOT / "corpus") -> str:
         "# Bugs in the corpus",
         "",
         "Generated from `corpus/` by `python -m fuzz.docs bugs > docs/bugs.md`",
-        f"(or `{REGENERATE}`); tests/core/test_docs.py fails when this file is stale. Do not",
+        f"(or `{REGENERATE}`); tests/cover/core/test_docs.py fails when this file is stale. Do not",
         "edit it by hand: edit the case file (its docstring's first paragraph is the summary).",
         "",
         f"{len(rows)} cases, {len(causes)} root causes ({unreported} unreported upstream): "

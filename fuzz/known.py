@@ -24,7 +24,7 @@ every field the pattern gives matches:
     source   a regular expression searched in the program's source. Use it only where no
              fact says the same thing, and make it specific: a regex over how a program
              happens to be rendered blankets ordinary programs and misses variants
-             (tests/core/test_pattern_specificity.py measures both).
+             (tests/stacks/core/test_pattern_specificity.py measures both).
 
 `"kind@stage"` is short for {"kind": kind, "stage": stage}.
 

@@ -5,8 +5,8 @@ corpus folder elsewhere loads it with `-p conftest` (tests.helpers.pytest_corpus
 
 * `--fixes on|off|NAME,...` (default: $FUZZ_FIXES, else "on") is applied in
   `pytest_configure`, so every xdist worker applies it too. Tests that compare stock and
-  fixed behaviour (tests/fixes/) switch in-process with `fixes.applied(...)`, which
-  restores this state afterwards.
+  fixed behaviour (tests/stacks/fixes/) switch in-process with `fixes.applied(...)`,
+  which restores this state afterwards.
 * The Hypothesis profile is `--hypothesis-profile` when given, else $HYPOTHESIS_PROFILE,
   else "ci" when $CI is set, else "dev" (profiles: fuzz/settings.py).
 * Every case file under corpus/ becomes one item per (lane, device) it allows:
@@ -30,7 +30,7 @@ corpus folder elsewhere loads it with `-p conftest` (tests.helpers.pytest_corpus
 Corpus files are never imported as test modules: they are not test_*.py, and when one is
 named on the command line, the python plugin's module for it is replaced by an empty one.
 The pattern variants under corpus/variants/ (fuzz.corpus.pattern_variants) are data that
-tests/core/test_pattern_variants.py reads: neither corpus items nor test modules.
+tests/stacks/core/test_pattern_variants.py reads: neither corpus items nor test modules.
 """
 
 from __future__ import annotations

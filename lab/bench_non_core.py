@@ -10,7 +10,7 @@ lane twice, back to back, in alternating order: once as each program learned its
 ("per program": the list emptied first) and once with what the earlier programs of that
 mode learned ("remembered"). Prints, per mode, to_edge calls and the lane's seconds
 (`run_case`, no confirmation re-run), and their ratio. Both modes build the same graphs
-(tests/exir/test_exir_non_core.py).
+(tests/stacks/exir/test_exir_non_core.py).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ inputs they lined up, and the known merge of disjoint views of one base (see
 corpus/thunder_disjoint_views_inplace.py) then rewrote `f(x1, x2)` with unused `x1`,
 called on the two halves of one tensor, to compute with `x1` in place of `x2`, where
 stock Thunder (and the default cache) leave `x2` alone. The computation's inputs are now
-the stock ones (tested for every case of tests/fixes/test_thunder_symbolic_cache.py).
+the stock ones (tested for every case of tests/stacks/fixes/test_thunder_symbolic_cache.py).
 
 Direct value reads
 ------------------

@@ -1,6 +1,6 @@
 """Dtypes of the catalogue, as names (the catalogue itself does not import torch), and
 torch's type promotion for them, stated as data so that shape rules can say what dtype
-an op returns. `tests/generator/test_op_catalogue.py` checks every rule here against torch.
+an op returns. `tests/cover/generator/test_op_catalogue.py` checks every rule here against torch.
 
 Categories, lowest first: bool < integer < floating. Two tensors of one category
 promote to the wider dtype; float16 with bfloat16 is float32. A Python number only

@@ -18,7 +18,7 @@ torch.cond, number inputs) weigh more. A family not listed weighs 1.
 
 Under "op" the nightly's coverage floors guard the stress families instead (EXIR: 30 % of
 programs hold a data-dependent op, a custom op or a cond; Thunder: 25 % a number input;
-tests/generator/test_generator.py); custom and branch weigh 6 and 3 so that Thunder's
+tests/cover/generator/test_generator.py); custom and branch weigh 6 and 3 so that Thunder's
 custom/cond share stays about a third (benchmarks/journal/). The first time it was the
 default, CI's Hypothesis runs drew under it a `chunk` of a dim that is 1 at some call (a
 rule bug the old weights hid, fixed in fuzz/ops/spec.py `half`).

@@ -1,7 +1,7 @@
 """Our own fault-injection benchmark (issue #17, item 7): plugins that each inject ONE
 realistic compiler bug into a stack under test, to measure whether the nightly campaign
 finds it (benchmarks/fault_bench.py) and a hand-written case per fault that proves it is
-live (tests/campaign/test_fault_plugins.py).
+live (tests/stacks/campaign/test_fault_plugins.py).
 
 Each module, imported (`python -m fuzz nightly|replay --plugin tests.faults.NAME`,
 or `python -m fuzz.outcome CASE LANE cpu --plugin ...`), installs its fault at import

@@ -9,7 +9,7 @@ the exact value observed. Every `torch.arange(n)` (and every op that builds an i
 with it: `diagonal`, `take_along_dim` index helpers, `embedding` ranges) then pins its
 sizes: a later call with another size misses where the entry's trace is its own. No hit is
 unsound; the cache only recompiles more. The seeded guard on the fixed cache's missed legal
-hits per program (tests/fixes/test_cache_figures.py) must fail with it installed.
+hits per program (tests/stacks/fixes/test_cache_figures.py) must fail with it installed.
 
 Why realistic: it is the fix as it was before 2026-12-06 (a `float()` on a proxy is a
 decision, and logging it exactly is the safe default): the narrowing is easy to lose in a

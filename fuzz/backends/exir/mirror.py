@@ -28,7 +28,7 @@ goes on. That is the isolated run exactly:
   * what a branch teaches the ShapeEnv (the guards a re-trace adds) is undone when it
     ends (`shape_envs_restored`), so the trunk, and every later branch, goes on from the
     state the isolated run would have at that point.
-tests/exir/test_exir_variance_shared.py checks it against the isolated runs.
+tests/stacks/exir/test_exir_variance_shared.py checks it against the isolated runs.
 
 Version differences (the legacy lane runs executorch 1.0.1 on torch 2.9.1) are
 feature-detected: the ShapeEnv's version counters (`_version_counters`) and the

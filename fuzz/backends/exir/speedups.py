@@ -33,7 +33,7 @@ source it recompiles; torch 2.13.0 and 2.9.1); any other torch keeps upstream's
 (`skipped` says why). The switch that turns them all off: fuzz/speedups.py.
 
 `install()` is idempotent and undone exactly by `uninstall()`;
-tests/exir/test_exir_speedups.py checks that `to_edge` builds the same graphs with and
+tests/stacks/exir/test_exir_speedups.py checks that `to_edge` builds the same graphs with and
 without them, that the collection equals upstream's (a newly registered op included), and
 that the override leaves every op with the kernels and fake rules upstream's leaves,
 inside the context and after it.

@@ -348,7 +348,7 @@ def call_signature(args: tuple) -> tuple:
 
     Not strides or storage offsets: Thunder's TensorProxy has neither
     (thunder/core/proxies.py) and its prologue checks neither, so two calls that differ
-    only there are traced alike (tests/thunder/test_thunder_lane.py checks it on a transposed
+    only there are traced alike (tests/stacks/thunder/test_thunder_lane.py checks it on a transposed
     input and on a view at an offset)."""
     groups: dict[int, int] = {}
     out = []

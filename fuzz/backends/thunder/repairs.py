@@ -8,7 +8,7 @@ divergence does not survive as data["repaired_by"]; the corpus case of the bug m
 it ({"data": {"repaired_by": "number-rounding"}}).
 
 A repair is never active while a result is judged: `repaired(name)` installs it for the
-re-run and restores Thunder exactly on leaving (tests/thunder/test_thunder_repairs.py).
+re-run and restores Thunder exactly on leaving (tests/stacks/thunder/test_thunder_repairs.py).
 It is ours, not a fix: the stacks under test stay stock, and fixes/ holds only the fixes
 the project was started for. Each repair is a `fixes._patching.PatchSet` of kind "repair"
 (`REPAIRS`, the mechanism of the fixes and the speedups), gated on the source of the

@@ -38,7 +38,7 @@ interpreter's reference to the `dis` module, no function, and only remembers wha
 returns: it is the one ungated part.
 
 `install()` is idempotent and undone exactly by `uninstall()`;
-tests/thunder/test_thunder_speedups.py checks that cache hits, misses, prologues,
+tests/stacks/thunder/test_thunder_speedups.py checks that cache hits, misses, prologues,
 computation traces and execution traces are identical with and without them on generated
 programs, and that a global lookup returns the very wrapper upstream's path returns.
 """

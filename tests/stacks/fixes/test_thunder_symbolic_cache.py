@@ -455,20 +455,20 @@ def _broken_recording() -> dict:
     """A recording failure must not break tracing and must not cost soundness: the check
     then pins every symbolic input (so a keep-call misses too, and results stay right)."""
     import fixes.thunder_symbolic_cache as mod
-
-    original = mod.Recorder.derive
+    from fixes._patching import Patch, apply_all, restore_all
 
     def failing(self, *args):
         raise RuntimeError("simulated recorder bug")
 
-    mod.Recorder.derive = failing
+    broken = [Patch.set(mod.Recorder, "derive", failing)]
+    apply_all(broken)
     try:
         import torch
 
         keep = _observe(h_eq, (torch.randn(2, 3),), (torch.randn(2, 7),))
         same = _observe(h_eq, (torch.randn(2, 3),), (torch.randn(2, 3),))
     finally:
-        mod.Recorder.derive = original
+        restore_all(broken)
     return {
         "keep": {k: v for k, v in keep.items() if k != "prologue"},
         "same": {k: v for k, v in same.items() if k != "prologue"},

@@ -51,6 +51,14 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      one, or a right trace built first and a fresh one wrong at a size-1 call. One fault,
      which was filed as an unsound hit and a wrong result until 2026-12-05
      (benchmarks/journal/2026-12-05.md, the seventeenth and eighteenth sessions).
+ (g) an EXIR runtime symptom (a wrong result, a crash inside a call, a contract the
+     runtime stopped checking) in a program whose memory plan diverges (exir.overlap or
+     exir.under-allocation, not a registered bug) stands for that plan divergence
+     (`plan_explains`): a planner that gives live bytes away corrupts values, kills the
+     process or loses a check in whatever kernel reads them next, so rules (a) to (e)
+     compare the plan divergence in its place. Overlaps where the planner's lifetime of
+     a tensor ends before its last use (facts plan "lifetime-short") are one figure
+     under (d), whichever nodes share the bytes: the planner's lifetimes are wrong.
 Groups are closed transitively. `merge_reason` says which rule joined a finding.
 """
 
@@ -63,6 +71,7 @@ from typing import Any
 from fuzz.buckets import discriminator, node_op
 from fuzz.campaign.findings import Finding
 from fuzz.divergence import stage_kind
+from fuzz.signature import signature
 
 
 def primary(f: Finding) -> dict[str, Any]:
@@ -117,6 +126,10 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
             if data.get("planned_bytes") and data.get("actual_bytes"):  # a narrower dtype
                 return (d["kind"], "bytes", data["actual_bytes"] / data["planned_bytes"])
         return None
+    if d["kind"] == "exir.overlap" and "lifetime-short" in (
+        (data.get("facts") or {}).get("plan") or ()
+    ):
+        return (d["kind"], "lifetime-short")
     if d["kind"] == "exir.overlap" and data.get("a") and data.get("b"):
         return (d["kind"], "between", *sorted((node_op(data["a"]), node_op(data["b"]))))
     if d["kind"] in ("exir.runtime-result", "exir.edge-result", "thunder.wrong-result"):
@@ -177,14 +190,37 @@ def built_wrong(f: Finding) -> dict[str, Any] | None:
     return None
 
 
+PLAN_KINDS = ("exir.overlap", "exir.under-allocation")
+RUNTIME_SYMPTOMS = ("exir.runtime-result", "exir.crash", "exir.unchecked-contract")
+
+
+def plan_explains(f: Finding) -> dict[str, Any] | None:
+    """Rule (g): for a finding whose divergence is an EXIR runtime symptom at a call, the
+    plan divergence of its program that explains it (the first exir.overlap or
+    exir.under-allocation on its device that is not a registered bug); None otherwise."""
+    p = primary(f)
+    if p["kind"] not in RUNTIME_SYMPTOMS or _call_index(p.get("stage", "")) is None:
+        return None
+    for d in f.divergences:
+        if d["kind"] in PLAN_KINDS and d.get("device") == p.get("device"):
+            sig = signature(d["kind"], d["stage"], f.source)
+            if f.sig_status.get(sig.digest) != "known":
+                return d
+    return None
+
+
 def same_cause(a: Finding, b: Finding, normalized: Callable[[Finding], str]) -> str:
     """Why `a` and `b` are one root cause ("" when they are not): the module's rule.
     `normalized` gives a finding's normalized program (triage caches it)."""
     wa, wb = built_wrong(a), built_wrong(b)
-    pa, pb = wa or primary(a), wb or primary(b)
+    la, lb = (None if wa else plan_explains(a)), (None if wb else plan_explains(b))
+    pa, pb = wa or la or primary(a), wb or lb or primary(b)
     why = _same_cause(a, b, pa, pb, normalized)
-    if why and (wa or wb) and not why.startswith("the same program"):
-        return "a wrong trace explains the cache divergence: " + why
+    if why and not why.startswith("the same program"):
+        if wa or wb:
+            return "a wrong trace explains the cache divergence: " + why
+        if la or lb:
+            return "a plan divergence explains the runtime symptom: " + why
     return why
 
 

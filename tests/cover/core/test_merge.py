@@ -535,6 +535,71 @@ def test_overlaps_of_the_same_two_kinds_of_node_are_one_bug_whatever_the_algorit
     assert other.status == "new" and len(_cases(tmp_path)) == 2
 
 
+def _liveness_finding(kind: str, stage: str, ops: list[str], source: str, a: str, b: str):
+    """A program of a planner liveness fault: its symptom `kind` at `stage`, and the
+    overlap of two tensors whose planned lifetimes end early (facts plan lifetime-short)."""
+    facts = {"inputs": [], "ops": ops, "plan": ["lifetime-short"]}
+    overlap = _div("exir.overlap", "memory-planning[greedy]", "overlap", **facts)
+    overlap["data"].update(a=a, b=b, algo="greedy")
+    bucket = f"{kind}@{stage}#{ops[0]}"
+    symptom = _div(kind, stage, bucket, "differs", at=ops[0], **facts)
+    overlap["bucket"] = f"exir.overlap@greedy#{a}-{b}"
+    return _finding(bucket, source, symptom, overlap)
+
+
+def test_runtime_symptoms_of_one_plan_fault_are_its_one_bug(tmp_path):
+    """Rule (g): a liveness fault gives a wrong result in one program, a crash in another
+    and an overlap in a third, between other nodes each time; the plan divergence each
+    program shows explains its symptom, and overlaps of a lifetime-short plan are one
+    figure. A wrong result in a program whose plan is right stays its own bug."""
+    cat = _liveness_finding(
+        "exir.runtime-result", "call[0]", ["aten.cat.default"], AMAX, "alloc", "aten_mul"
+    )
+    crash = _liveness_finding(
+        "exir.crash", "call[1]", ["aten.stack.default"], NONZERO, "alloc_3", "aten_add"
+    )
+    overlap_only = _liveness_finding(
+        "exir.overlap", "memory-planning[greedy]", ["aten.sum.default"], NONZERO_SUM, "x", "y"
+    )
+    overlap_only.divergences = [overlap_only.divergences[1]]
+    overlap_only.bucket = overlap_only.divergences[0]["bucket"]
+    plain = _finding(
+        "exir.runtime-result@call#sort",
+        AMAX.replace("amax", "sort"),
+        _div(
+            "exir.runtime-result",
+            "call[0]",
+            "exir.runtime-result@call#sort",
+            inputs=[],
+            ops=["aten.sort.default"],
+            at="aten.sort.default",
+        ),
+    )
+    _triage(tmp_path, [cat, crash, overlap_only, plain])
+    assert sorted(f.status for f in (cat, crash, overlap_only)) == ["merged", "merged", "new"]
+    assert plain.status == "new" and len(_cases(tmp_path)) == 2
+    merged = [f for f in (cat, crash, overlap_only) if f.status == "merged"]
+    assert any(f.merge_reason.startswith("a plan divergence explains") for f in merged)
+
+
+def test_a_registered_plan_bug_explains_no_new_symptom():
+    """A plan divergence that is a registered bug does not stand for a new symptom of the
+    same program (merging on it would join unrelated new bugs that share a known one)."""
+    from fuzz.campaign.causes import plan_explains
+    from fuzz.signature import signature
+
+    f = _liveness_finding(
+        "exir.runtime-result", "call[0]", ["aten.cat.default"], AMAX, "alloc", "aten_mul"
+    )
+    overlap = f.divergences[1]
+    assert plan_explains(f) is overlap
+    f.sig_status[signature(overlap["kind"], overlap["stage"], f.source).digest] = "known"
+    assert plan_explains(f) is None
+    f.sig_status.clear()
+    f.divergences[0]["stage"] = "memory-planning[greedy]"  # not a symptom at a call
+    assert plan_explains(f) is None
+
+
 def test_wrong_values_around_the_same_control_flow_are_one_bug(tmp_path):
     """A cond that jumps wrong gives wrong values whatever its branches compute; two
     conds (another construct) or no control flow at all stay apart."""

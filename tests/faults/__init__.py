@@ -131,4 +131,11 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "use, and a later tensor gets its bytes",
         "executorch/exir/memory_planning.py: update_all_tensors_lifetime",
     ),
+    "emitter_int_list_order": (
+        "tests.faults.emitter_int_list_order",
+        "exir",
+        "the emitter boxes a size list's constants before its symbolic sizes: "
+        "view(x, [s0, 3]) runs as view(x, [3, s0])",
+        "executorch/exir/emit/_emitter.py: _Emitter._emit_int_list",
+    ),
 }

@@ -199,6 +199,19 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "exir.overlap",
     ),
+    "emitter_int_list_order": (
+        "exir",
+        """
+        def program(x):
+            return (x.reshape(x.shape[0] * 2, 6) * 2.0,)
+
+        def calls():
+            return [(torch.randn(4, 2, 6),), (torch.randn(5, 2, 6),)]
+
+        DIMS = {"x": {0: (2, 8)}}
+        """,
+        "exir.runtime-result",
+    ),
 }
 
 

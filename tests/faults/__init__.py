@@ -138,4 +138,11 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "view(x, [s0, 3]) runs as view(x, [3, s0])",
         "executorch/exir/emit/_emitter.py: _Emitter._emit_int_list",
     ),
+    "out_args_sorted": (
+        "tests.faults.out_args_sorted",
+        "exir",
+        "a multi-output kernel gets its out buffers in name order (topk's values and "
+        "indices swapped): the runtime kernel writes each output into the other's buffer",
+        "executorch/exir/operator/convert.py: get_out_args_from_schema",
+    ),
 }

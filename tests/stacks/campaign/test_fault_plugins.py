@@ -212,6 +212,18 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "exir.runtime-result",
     ),
+    "out_args_sorted": (
+        "exir",
+        """
+        def program(x):
+            values, indices = torch.topk(x, 2)
+            return (values * 2.0, indices)
+
+        def calls():
+            return [(torch.randn(3, 5),)]
+        """,
+        "exir.crash",
+    ),
 }
 
 

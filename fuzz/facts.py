@@ -49,6 +49,13 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 order.default") where that stage made an op's size static that the
                 program computes from dynamic dims, with no dim specialized (a guard on
                 `s27*s53 + 1`; details "static_sizes", fuzz.backends.exir.graph.static_sizes)
+    runtime_origin  EXIR calls whose runtime result or crash has no origin (the edge
+                program is right): the first instruction of the runtime's own traced
+                run (ETDump) whose outputs differ from its edge node's value,
+                "<op>:<nature>" (nature dtype, shape, values, or raised: the kernel that
+                raised), and runtime_origin_class, that op's class
+                (fuzz/backends/exir/runtime_origin.py,
+                LaneReport.details["runtime_origin_by_call"])
     matches_eager_with  EXIR calls whose runtime result differs from eager: the emulated
                 kernel semantics under which the exported program computes what the
                 runtime did ("int-remainder-truncated"), fuzz/backends/exir/emulate.py;
@@ -292,6 +299,10 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["origin_class"] = origin["class"]
         if "dtype_op" in origin:
             facts["dtype_origin"] = f"{origin['dtype_op']}:{origin['dtype_operands']}"
+    runtime = (details.get("runtime_origin_by_call") or {}).get(index) if per_call else None
+    if runtime:  # fuzz/backends/exir/runtime_origin.py: the first instruction gone wrong
+        facts["runtime_origin"] = f"{runtime['op']}:{runtime['nature']}"
+        facts["runtime_origin_class"] = runtime["class"]
     matches = (details.get("explained_by_call") or {}).get(index) if per_call else None
     if matches:  # fuzz/backends/exir/emulate.py: what the runtime's wrong result is
         facts["matches_eager_with"] = list(matches)

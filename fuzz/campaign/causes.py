@@ -32,7 +32,9 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      higher-order ops, custom ops and tagged ops such as a non-default dim order:
      `figure_key`), whatever elementwise ops surround them; or
  (e) both start at the same wrong node (facts "origin", `origin_key`): the first
-     ATen node whose value the edge program gets wrong on the diverging call (EXIR), or
+     ATen node whose value the edge program gets wrong on the diverging call (EXIR; when
+     the edge program is right, the first instruction the runtime gets wrong, facts
+     "runtime_origin", fuzz/backends/exir/runtime_origin.py), or
      the first value of the program Thunder gets wrong (Thunder wrong results), is of
      the same op with the same nature of difference (dtype, shape or values), whatever
      kind the divergence took further down (a wrong result in one program, a short
@@ -151,11 +153,18 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
 def origin_key(d: dict[str, Any]) -> tuple | None:
     """What rule (e) compares (module docstring); None without an origin."""
     facts = (d.get("data") or {}).get("facts") or {}
-    origin, cls = facts.get("origin"), facts.get("origin_class")
+    origin, cls, where = facts.get("origin"), facts.get("origin_class"), "edge"
+    if not isinstance(origin, str):  # the edge program is right: where the runtime departs
+        origin, cls, where = (
+            facts.get("runtime_origin"),
+            facts.get("runtime_origin_class"),
+            "runtime",
+        )
     if not isinstance(origin, str) or ":" not in origin:
         return None
     op, nature = origin.rsplit(":", 1)
-    return (d.get("device", "cpu"), nature, cls if nature == "dtype" and cls == "pointwise" else op)
+    op = cls if nature == "dtype" and cls == "pointwise" else op
+    return (d.get("device", "cpu"), where, nature, op)
 
 
 def _call_index(stage: str) -> int | None:
@@ -246,7 +255,8 @@ def _same_cause(
         return "the same wrong figure (" + " ".join(map(str, fa[1:])) + ")"
     oa = origin_key(pa)
     if oa is not None and oa == origin_key(pb):
-        return f"the same first wrong node ({oa[2]} {oa[1]})"
+        what = "instruction" if oa[1] == "runtime" else "node"
+        return f"the same first wrong {what} ({oa[3]} {oa[2]})"
     ka, kb = cause_key(pa), cause_key(pb)
     if ka is None or kb is None:
         return ""

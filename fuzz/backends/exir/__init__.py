@@ -14,6 +14,8 @@ Read in this order:
   contract.py  which calls are inside the exported contract; probes just outside it
   origin.py    where the edge program first departs from the ATen program on a call
                (the `origin` and `dtype_origin` facts)
+  runtime_origin.py  where the runtime's own traced run (ETDump) first departs from the
+               edge program on a call, when the edge program is right (`runtime_origin`)
   emulate.py   runtime kernel semantics that differ from ATen's, as eager emulations: is
                a wrong runtime result what one of them computes
   edge_run.py  the edge program run in eager, for calls the runtime gives no result for

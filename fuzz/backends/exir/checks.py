@@ -40,6 +40,7 @@ from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.oracles import variance as exir_variance
 from fuzz.backends.exir.origin import locate
 from fuzz.backends.exir.runtime import LoadedProgram, run_on_runtime, runtime_plan
+from fuzz.backends.exir.runtime_origin import locate_runtime
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
 from fuzz.observe import CallRecord
@@ -48,6 +49,7 @@ from fuzz.tensors import copy_args
 
 # Divergences a lowering fault can cause, worth locating (fuzz.backends.exir.origin).
 _LOCATED = {"exir.runtime-result", "exir.edge-result", "exir.under-allocation", "exir.crash"}
+_RUNTIME_SYMPTOMS = {"exir.runtime-result", "exir.crash"}  # located in the runtime's own run
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,13 +316,24 @@ class LaneRun:
                 )
             if self.loaded is not None or self.static_only:
                 self.guard("result", lambda: self._result(fed, eager, stage))
-            if any(d.kind in _LOCATED for d in self.report.divergences[before:]):
+            located = [d.kind for d in self.report.divergences[before:] if d.kind in _LOCATED]
+            if located:
                 self._locate(i, fed)
+                if self.loaded is not None and set(located) & _RUNTIME_SYMPTOMS:
+                    self._locate_runtime(i, fed)
         self.report.details["legal_aliasing"] = dict(legal)
 
     def _locate(self, index: int, fed: tuple) -> None:
         with self._timed("calls/origin"):
             locate(self.report, index, self.b.ep, self.b.edge.exported_program(), fed)
+
+    def _locate_runtime(self, index: int, fed: tuple) -> None:
+        """Where the runtime departs, when the edge program does not (a fault below it)."""
+        if index in self.report.details.get("origin_by_call", {}):
+            return
+        edge_ep, flat = self.b.edge.exported_program(), self.loaded.inputs(fed)
+        with self._timed("calls/runtime-origin"):
+            locate_runtime(self.report, index, edge_ep, self.b.et, flat, fed)
 
     def _under_allocation(self, fed: tuple, stage: str) -> None:
         """exir.under-allocation: each planned buffer against its reference's value."""

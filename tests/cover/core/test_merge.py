@@ -659,6 +659,34 @@ def test_divergences_that_start_at_the_same_wrong_node_are_one_bug(tmp_path):
     assert len(_cases(tmp_path)) == 5
 
 
+def test_runtime_symptoms_that_start_at_the_same_wrong_instruction_are_one_bug(tmp_path):
+    """Rule (e) below the edge program: a crash in one program and wrong values in
+    another, both first wrong at a topk instruction of the runtime's own run (facts
+    runtime_origin), are one bug; a runtime origin never joins an edge origin of the
+    same op (one is a lowering fault, the other a fault below the edge program)."""
+
+    def finding(kind, name, source, **facts):
+        d = _div(kind, "call[0]", f"{kind}@call#{name}", inputs=[], at=name, ops=[name])
+        d["data"]["facts"].update(facts)
+        return _finding(f"{kind}@call#{name}", source, d)
+
+    topk = {"runtime_origin": "aten.topk.default:dtype", "runtime_origin_class": "aten.topk"}
+    crash = finding("exir.crash", "topk", AMAX, **topk)
+    wrong = finding("exir.runtime-result", "mul", NONZERO, **topk)
+    edge = finding(
+        "exir.runtime-result",
+        "add",
+        NONZERO_SUM,
+        origin="aten.topk.default:dtype",
+        origin_class="aten.topk",
+    )
+    _triage(tmp_path, [crash, wrong, edge])
+    assert sorted(f.status for f in (crash, wrong)) == ["merged", "new"]
+    merged = crash if crash.status == "merged" else wrong
+    assert merged.merge_reason == "the same first wrong instruction (aten.topk.default dtype)"
+    assert edge.status == "new" and len(_cases(tmp_path)) == 2
+
+
 def test_a_crash_head_is_the_same_whether_a_size_is_symbolic_or_concrete():
     from fuzz.buckets import discriminator
 

@@ -38,12 +38,15 @@ def run_python(code: str, fixes: str = "off", timeout: int = 600) -> dict:
 
 
 def run_nightly(
-    out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7, timeout: int = 400
+    out: Path, *args: str, lane_mode: str = "", crash_dim: int = 7, timeout: int = 900
 ) -> tuple[subprocess.CompletedProcess, dict | None]:
     """`python -m fuzz nightly` on the fast test lane of tests/crash_ops.py (it stands in
     for Thunder: `--fixes off`, no Thunder import), one worker, cpu, quiet; `args` come
     after these defaults and override them. Returns the process and report.json (None
-    when the campaign wrote none)."""
+    when the campaign wrote none). `timeout` stays well above every `--budget` the tests
+    give (400 at most), so a campaign slowed by its neighbours still ends by its budget
+    and writes the report that says what it did (killed at its budget, a Ray campaign
+    under a co-scheduled heavy test left nothing to read)."""
     env = {k: v for k, v in os.environ.items() if k != "FUZZ_FIXES"}
     env |= {
         "PYTHONPATH": python_path(),

@@ -28,8 +28,10 @@ not mapped), and a process that dies leaves no event to read.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
+import sys
 import tempfile
 from collections.abc import Sequence
 from typing import Any
@@ -59,6 +61,24 @@ def _handles(handle_map: dict) -> dict[int, int]:
     return out
 
 
+@contextlib.contextmanager
+def _quiet_stdout():
+    """The Inspector parses the ETDump with ExecuTorch's bundled `flatc`, which writes
+    its own path to the process's stdout: `replay --json -` printed it before its JSON.
+    Both fd 1 and sys.stdout go to a scratch file meanwhile."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as scratch, open(os.devnull, "w") as sink:
+        os.dup2(scratch.fileno(), 1)
+        try:
+            with contextlib.redirect_stdout(sink):
+                yield
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
 def _recorded_events(buffer: bytes, flat_inputs: list[Any]) -> tuple[list[Any], str | None]:
     """The operator events of one traced execution, in order, and what it raised."""
     from executorch.devtools import Inspector  # heavy: only for a diverging call
@@ -73,7 +93,7 @@ def _recorded_events(buffer: bytes, flat_inputs: list[Any]) -> tuple[list[Any], 
         method.execute(flat_inputs)
     except Exception as e:
         raised = error_text(e, 200)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _quiet_stdout():
         etdump, debug = os.path.join(tmp, "etdump.etdp"), os.path.join(tmp, "debug.bin")
         program.write_etdump_result_to_file(etdump, debug)
         inspector = Inspector(etdump_path=etdump, debug_buffer_path=debug)

@@ -27,6 +27,7 @@ None when the two programs agree on every node they share: the fault, if any, is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -191,18 +192,26 @@ def _holds_a_number(n: torch.fx.Node) -> bool:
     return isinstance(n.meta.get("val"), (torch.SymInt, torch.SymFloat, torch.SymBool, int, float))
 
 
-def locate(report: LaneReport, index: int, aten_ep: Any, edge_ep: Any, fed: tuple) -> None:
-    """Record the first departure on call `index` in report.details["origin_by_call"]
-    (where fuzz.facts finds it); either program raising on the call is counted
-    ("origin-error", details["origin_errors"]), not judged: it locates nothing."""
+def record_origin(report: LaneReport, index: int, name: str, find: Callable[[], Any]) -> None:
+    """Record what `find()` locates on call `index` in report.details["<name>_by_call"]
+    (where fuzz.facts finds it), counted "<name>-found" or "<name>-none"; `find` raising
+    is counted ("<name>-error", details["<name>_errors"]), not judged: it locates
+    nothing. `name` is "origin" or "runtime-origin"."""
+    key = name.replace("-", "_")
     try:
-        found = first_departure(aten_ep, edge_ep, fed)
+        found = find()
     except Exception as e:
-        report.counters["origin-error"] += 1
-        report.details.setdefault("origin_errors", []).append(
+        report.counters[f"{name}-error"] += 1
+        report.details.setdefault(f"{key}_errors", []).append(
             f"call[{index}]: {error_text(e, 200)}"
         )
         return
-    report.counters["origin-found" if found else "origin-none"] += 1
+    report.counters[f"{name}-found" if found else f"{name}-none"] += 1
     if found:
-        report.details.setdefault("origin_by_call", {})[index] = found
+        report.details.setdefault(f"{key}_by_call", {})[index] = found
+
+
+def locate(report: LaneReport, index: int, aten_ep: Any, edge_ep: Any, fed: tuple) -> None:
+    """The first departure on call `index`, recorded as "origin" (`record_origin`);
+    either program raising on the call locates nothing."""
+    record_origin(report, index, "origin", lambda: first_departure(aten_ep, edge_ep, fed))

@@ -41,7 +41,7 @@ import torch.utils._pytree as pytree
 
 from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.interpret import interpret
-from fuzz.backends.exir.origin import difference, op_class
+from fuzz.backends.exir.origin import difference, op_class, record_origin
 from fuzz.errors import error_text
 from fuzz.facts import target_name
 from fuzz.tensors import copy_args
@@ -159,17 +159,9 @@ def _origin(node: torch.fx.Node, nature: str) -> dict[str, str]:
 def locate_runtime(
     report: LaneReport, index: int, edge_ep: Any, et: Any, flat_inputs: list[Any], args: tuple
 ) -> None:
-    """Record the runtime origin of call `index` in report.details["runtime_origin_by_call"]
-    (where fuzz.facts finds it); a failure to trace or read it is counted
-    ("runtime-origin-error", details["runtime_origin_errors"]), not judged."""
-    try:
-        found = runtime_departure(edge_ep, et, flat_inputs, args)
-    except Exception as e:
-        report.counters["runtime-origin-error"] += 1
-        report.details.setdefault("runtime_origin_errors", []).append(
-            f"call[{index}]: {error_text(e, 200)}"
-        )
-        return
-    report.counters["runtime-origin-found" if found else "runtime-origin-none"] += 1
-    if found:
-        report.details.setdefault("runtime_origin_by_call", {})[index] = found
+    """The runtime origin of call `index`, recorded as "runtime-origin"
+    (fuzz.backends.exir.origin.record_origin); a failure to trace or read it locates
+    nothing."""
+    record_origin(
+        report, index, "runtime-origin", lambda: runtime_departure(edge_ep, et, flat_inputs, args)
+    )

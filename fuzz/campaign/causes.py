@@ -73,7 +73,6 @@ from typing import Any
 from fuzz.buckets import discriminator, node_op
 from fuzz.campaign.findings import Finding
 from fuzz.divergence import stage_kind
-from fuzz.signature import signature
 
 
 def primary(f: Finding) -> dict[str, Any]:
@@ -210,10 +209,11 @@ def plan_explains(f: Finding) -> dict[str, Any] | None:
     p = primary(f)
     if p["kind"] not in RUNTIME_SYMPTOMS or _call_index(p.get("stage", "")) is None:
         return None
+    # Triage's classify already judged each signature of the program (f.signatures).
+    known = {(s.kind, s.stage) for s in f.signatures if f.sig_status.get(s.digest) == "known"}
     for d in f.divergences:
         if d["kind"] in PLAN_KINDS and d.get("device") == p.get("device"):
-            sig = signature(d["kind"], d["stage"], f.source)
-            if f.sig_status.get(sig.digest) != "known":
+            if (d["kind"], stage_kind(d["stage"])) not in known:
                 return d
     return None
 

@@ -593,8 +593,11 @@ def test_a_registered_plan_bug_explains_no_new_symptom():
     )
     overlap = f.divergences[1]
     assert plan_explains(f) is overlap
-    f.sig_status[signature(overlap["kind"], overlap["stage"], f.source).digest] = "known"
+    sig = signature(overlap["kind"], overlap["stage"], f.source)
+    f.signatures.append(sig)
+    f.sig_status[sig.digest] = "known"
     assert plan_explains(f) is None
+    f.signatures.clear()
     f.sig_status.clear()
     f.divergences[0]["stage"] = "memory-planning[greedy]"  # not a symptom at a call
     assert plan_explains(f) is None

@@ -12,8 +12,9 @@ Layers, each importing only the ones below it (the import-linter layers contract
 pyproject.toml states these groups; modules of one group may import each other):
     core      fuzz.case (the case-file format), fuzz.divergence (kinds), fuzz.signature,
               fuzz.corpus, fuzz.known (registered bugs), fuzz.buckets, fuzz.procs (child
-              processes), fuzz.speedups (the speedups switch), fuzz.errors, fuzz.defaults
-              (defaults shared by the commands, the campaign and the generator): no torch
+              processes), fuzz.native_stack (the kernel a process died in),
+              fuzz.speedups (the speedups switch), fuzz.errors, fuzz.defaults (defaults
+              shared by the commands, the campaign and the generator): no torch
     generator fuzz.ops (the op catalogue), fuzz.program, fuzz.calls, fuzz.render,
               fuzz.reduce (1-minimal programs), fuzz.strategies, fuzz.settings (Hypothesis
               profiles)

@@ -55,7 +55,11 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 "<op>:<nature>" (nature dtype, shape, values, or raised: the kernel that
                 raised), and runtime_origin_class, that op's class
                 (fuzz/backends/exir/runtime_origin.py,
-                LaneReport.details["runtime_origin_by_call"])
+                LaneReport.details["runtime_origin_by_call"]); for a process the runtime
+                killed, "<op>:died", the op of the kernel it died in (crash confirmation,
+                fuzz.campaign.triage)
+    died_in     a process death only: the ExecuTorch kernel the native stack shows it
+                died in ("index_Tensor_out", fuzz.native_stack)
     matches_eager_with  EXIR calls whose runtime result differs from eager: the emulated
                 kernel semantics under which the exported program computes what the
                 runtime did ("int-remainder-truncated"), fuzz/backends/exir/emulate.py;
@@ -74,7 +78,9 @@ was written with column blocks. So each divergence carries `data["facts"]`:
     during      a process death only (`announced`): what the lane was running when the
                 process died, "calls" (the program on its calls) or "contract[lower]"
                 (a contract probe, an input outside the exported contract: see
-                fuzz.backends.exir.contract.announce_probe)
+                fuzz.backends.exir.contract.announce_probe). Before the calls the EXIR
+                lane also announces the program's plan divergences, which crash
+                confirmation adds to the finding (not a fact)
 
 The call is the one the divergence's stage names ("call[2]"); for a stage that is not a
 call (export, to_edge, memory planning, probes) it is the call the lane built from (the

@@ -34,7 +34,9 @@ The merge rule. Two new findings of the same lane and device are one root cause 
  (e) both start at the same wrong node (facts "origin", `origin_key`): the first
      ATen node whose value the edge program gets wrong on the diverging call (EXIR; when
      the edge program is right, the first instruction the runtime gets wrong, facts
-     "runtime_origin", fuzz/backends/exir/runtime_origin.py), or
+     "runtime_origin", fuzz/backends/exir/runtime_origin.py; for a process the
+     runtime killed, the op of the kernel it died in, fuzz.native_stack, which counts as
+     the same nature as a kernel that raises), or
      the first value of the program Thunder gets wrong (Thunder wrong results), is of
      the same op with the same nature of difference (dtype, shape or values), whatever
      kind the divergence took further down (a wrong result in one program, a short
@@ -53,9 +55,10 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      one, or a right trace built first and a fresh one wrong at a size-1 call. One fault,
      which was filed as an unsound hit and a wrong result until 2026-12-05
      (benchmarks/journal/2026-12-05.md, the seventeenth and eighteenth sessions).
- (g) an EXIR runtime symptom (a wrong result, a crash inside a call, a contract the
-     runtime stopped checking) in a program whose memory plan diverges (exir.overlap or
-     exir.under-allocation, not a registered bug) stands for that plan divergence
+ (g) an EXIR runtime symptom (a wrong result, a crash inside a call, a process the
+     runtime killed, a contract the runtime stopped checking) in a program whose memory
+     plan diverges (exir.overlap or exir.under-allocation, not a registered bug; for a
+     death, those the lane announced before the runtime ran) stands for that plan divergence
      (`plan_explains`): a planner that gives live bytes away corrupts values, kills the
      process or loses a check in whatever kernel reads them next, so rules (a) to (e)
      compare the plan divergence in its place. Overlaps where the planner's lifetime of
@@ -70,6 +73,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from fuzz.backends.exir.kinds import PLAN_KINDS
 from fuzz.buckets import discriminator, node_op
 from fuzz.campaign.findings import Finding
 from fuzz.divergence import stage_kind
@@ -162,6 +166,9 @@ def origin_key(d: dict[str, Any]) -> tuple | None:
     if not isinstance(origin, str) or ":" not in origin:
         return None
     op, nature = origin.rsplit(":", 1)
+    # A kernel that kills the process (a death's origin, fuzz.native_stack) and one that
+    # raises stop the run at the same op: one nature.
+    nature = "raised" if nature == "died" else nature
     op = cls if nature == "dtype" and cls == "pointwise" else op
     return (d.get("device", "cpu"), where, nature, op)
 
@@ -198,16 +205,17 @@ def built_wrong(f: Finding) -> dict[str, Any] | None:
     return None
 
 
-PLAN_KINDS = ("exir.overlap", "exir.under-allocation")
 RUNTIME_SYMPTOMS = ("exir.runtime-result", "exir.crash", "exir.unchecked-contract")
 
 
 def plan_explains(f: Finding) -> dict[str, Any] | None:
-    """Rule (g): for a finding whose divergence is an EXIR runtime symptom at a call, the
+    """Rule (g): for a finding whose divergence is an EXIR runtime symptom at a call (or a
+    death: stage "process"), the
     plan divergence of its program that explains it (the first exir.overlap or
     exir.under-allocation on its device that is not a registered bug); None otherwise."""
     p = primary(f)
-    if p["kind"] not in RUNTIME_SYMPTOMS or _call_index(p.get("stage", "")) is None:
+    at_call = _call_index(p.get("stage", "")) is not None or p.get("stage") == "process"
+    if p["kind"] not in RUNTIME_SYMPTOMS or not at_call:
         return None
     # Triage's classify already judged each signature of the program (f.signatures).
     known = {(s.kind, s.stage) for s in f.signatures if f.sig_status.get(s.digest) == "known"}

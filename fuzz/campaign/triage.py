@@ -6,7 +6,11 @@ For each finding (the best program of one bucket):
 1. a crash (the worker process died or hung on it) is re-run in a fresh process with
    faulthandler on; one that does not die again is `flaky` and is not filed
    (`confirmation` says what happened). Where the re-run printed the Python stack, its
-   innermost frame becomes the crash's `facts.at` (fuzz.procs.crash_site). At most
+   innermost frame becomes the crash's `facts.at` (fuzz.procs.crash_site); where it
+   printed the native stack, the kernel it died in becomes `facts.died_in` and, mapped to
+   the program's op, `facts.runtime_origin` (`<op>:died`, fuzz.native_stack); the plan
+   divergences the EXIR lane announced before the runtime ran join the finding's
+   divergences (the death is theirs: causes rule (g)). At most
    MAX_CONFIRMATIONS crashes are re-run; the others are classified unconfirmed and
    counted (`Supervisor.unconfirmed`, report.json "unconfirmed_crashes");
 2. its signatures (fuzz.signature: kind, stage kind, normalized program) and its
@@ -49,6 +53,7 @@ from fuzz.campaign.stock import (
 )
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.corpus import CorpusIndex, DirectoryCorpus, safe_name
+from fuzz.native_stack import died_in, kernel_op
 from fuzz.procs import (
     RUNTIME_LOG_ENV,
     crash_site,
@@ -108,11 +113,16 @@ class Triage:
             self.sup.stats.time["crash confirmation"] += time.time() - start
         if rc and not hung:  # where it died (faulthandler), what it was running (announced)
             site = crash_site(printed[0], f.source) if printed else {}
-            seen = printed[1] if len(printed) > 1 and isinstance(printed[1], dict) else {}
+            seen = dict(printed[1]) if len(printed) > 1 and isinstance(printed[1], dict) else {}
+            plan = seen.pop("plan_divergences", None) or []
             if site or seen:
                 facts = d.setdefault("data", {}).setdefault("facts", {})
                 for k, v in (seen | site).items():
                     facts.setdefault(k, v)
+            self._died_in(d, printed[0] if printed else "")
+            # The plan divergences the lane found before the runtime killed it: the death is
+            # theirs (causes rule (g)); classify judges them like the finding's own.
+            f.divergences.extend(p for p in plan if isinstance(p, dict) and "kind" in p)
             if len(printed) > 2 and printed[2]:  # the runtime's last log lines (an abort's)
                 error = f"{d['details']} (runtime log: {printed[2]})"
                 d.setdefault("data", {}).setdefault("error", error)
@@ -123,6 +133,20 @@ class Triage:
         else:
             f.confirmation = f"did not reproduce (the re-run exited {rc})"
             f.status = "flaky"
+
+    @staticmethod
+    def _died_in(d: dict[str, Any], stderr: str) -> None:
+        """The kernel the process died in, from the native stack (fuzz.native_stack), as
+        the facts "died_in" and, for the EXIR runtime, "runtime_origin" (`<op>:died`, the
+        op of the program it implements): the last instruction the runtime reached."""
+        kernel = died_in(stderr)
+        if kernel is None:
+            return
+        facts = d.setdefault("data", {}).setdefault("facts", {})
+        facts.setdefault("died_in", kernel)
+        op = kernel_op(kernel, facts.get("ops") or ())
+        if op is not None and d["kind"] == "exir.crash":
+            facts.setdefault("runtime_origin", f"{op}:died")
 
     def classify(self, f: Finding) -> None:
         """Per divergence: known (a registered bug: by signature or MATCHES), a duplicate

@@ -33,6 +33,7 @@ from fuzz.backends.exir.edge_run import run_edge
 from fuzz.backends.exir.emulate import explained
 from fuzz.backends.exir.graph import PlannedTensor
 from fuzz.backends.exir.interpret import interpret
+from fuzz.backends.exir.kinds import PLAN_KINDS
 from fuzz.backends.exir.mapping import map_planned, mapping_counts
 from fuzz.backends.exir.oracles import aliasing as exir_aliasing
 from fuzz.backends.exir.oracles import overlap as exir_overlap
@@ -43,6 +44,8 @@ from fuzz.backends.exir.runtime import LoadedProgram, run_on_runtime, runtime_pl
 from fuzz.backends.exir.runtime_origin import locate_runtime
 from fuzz.divergence import Divergence
 from fuzz.errors import error_text
+from fuzz.facts import announce, facts_for, size_tags
+from fuzz.native_stack import install as install_native_stack
 from fuzz.observe import CallRecord
 from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
@@ -98,6 +101,7 @@ class LaneRun:
         self.mirrors: mirror.MirrorRuns | None = None  # the checks' own pipelines
         self.first_inside: tuple | None = None
         self.runtime_seconds = 0.0
+        self.plan_announced = 0  # how many plan divergences the last announcement held
 
     # -- the one guard -----------------------------------------------------------------
 
@@ -270,6 +274,10 @@ class LaneRun:
         if "runtime-static-only" in counters:
             self.static_only = True
             return
+        # A kernel that kills the process leaves its name on the native stack (fuzz.
+        # native_stack); without a C compiler a death names no kernel: counted.
+        if install_native_stack():
+            self.report.counters["native-stack-unavailable"] += 1
         try:
             self.loaded = self._timed_runtime(lambda: LoadedProgram(self.b.buffer))
         except Exception as e:
@@ -314,6 +322,8 @@ class LaneRun:
                         {},
                     )
                 )
+            if self.loaded is not None:
+                self.guard("announce", self._announce_plan)
             if self.loaded is not None or self.static_only:
                 self.guard("result", lambda: self._result(fed, eager, stage))
             located = [d.kind for d in self.report.divergences[before:] if d.kind in _LOCATED]
@@ -322,6 +332,27 @@ class LaneRun:
                 if self.loaded is not None and set(located) & _RUNTIME_SYMPTOMS:
                     self._locate_runtime(i, fed)
         self.report.details["legal_aliasing"] = dict(legal)
+
+    def _announce_plan(self) -> None:
+        """Say which plan divergences the program has before the runtime runs a call (again
+        when a call added one): a process the runtime kills reports nothing, and its death
+        is theirs (fuzz/campaign/causes.py, rule (g); fuzz.campaign.triage reads them)."""
+        plan = [d for d in self.report.divergences if d.kind in PLAN_KINDS]
+        if len(plan) == self.plan_announced:
+            return
+        self.plan_announced = len(plan)
+        host, details = self.calls.host, self.report.details
+        announce(
+            {
+                "ops": details.get("ops", []),
+                "sizes": size_tags(host),
+                "during": "calls",
+                "plan_divergences": [
+                    d.to_json() | {"data": d.data | {"facts": facts_for(d, host, details)}}
+                    for d in plan
+                ],
+            }
+        )
 
     def _locate(self, index: int, fed: tuple) -> None:
         with self._timed("calls/origin"):

@@ -38,3 +38,7 @@ KINDS = {
 }
 
 register_kinds("exir", KINDS)
+
+# The kinds that say the memory plan itself is wrong: a runtime symptom of the same program
+# (a wrong value, a crash, a death) is theirs (fuzz/campaign/causes.py, rule (g)).
+PLAN_KINDS = ("exir.overlap", "exir.under-allocation")

@@ -703,3 +703,113 @@ def test_a_crash_head_is_the_same_whether_a_size_is_symbolic_or_concrete():
     assert symbolic == concrete == unbacked
     other = discriminator(crash("RuntimeError: Expected size for first two dimensions of x"))
     assert other != symbolic
+
+
+def _native_death(kernel_symbol: str) -> str:
+    """A dying child's stderr with the native stack (fuzz.native_stack) and faulthandler's
+    dump: the kernel `kernel_symbol` (mangled) is the innermost ExecuTorch frame."""
+    from fuzz.native_stack import BEGIN, END
+
+    return (
+        f"{BEGIN}\n/lib/libc.so.6(abort+0xd3)[0x1]\n"
+        f"/x/libexecutorch_kernels_optimized.so({kernel_symbol}+0x160)[0x2]\n"
+        f"/x/libexecutorch.so(_ZN10executorch7runtime6Method7executeEv+0x1ed)[0x3]\n{END}\n"
+        "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call "
+        'first):\n  File "/x/site-packages/executorch/runtime/__init__.py", line 147 in '
+        "execute\n\n"
+    )
+
+
+INDEX_OUT = "_ZN5torch8executor6native16index_Tensor_outERNS_7runtimeE"
+AMAX_OUT = "_ZN5torch8executor6native8amax_outERN10executorch7runtimeE"
+
+
+def _death(source: str, name: str) -> Finding:
+    d = _div("exir.crash", "process", f"exir.crash@process#SIGSEGV{name}", "died (SIGSEGV)")
+    return Finding(d["bucket"], source, [d], False, "worker-0.0", crash=True)
+
+
+def test_a_death_in_a_program_whose_plan_diverges_is_that_plan_divergence(tmp_path):
+    """Item 4 of issue #47: the liveness fault's SIGSEGV (a worker that died, so its lane
+    reported nothing) and its wrong result in another program are one bug: the lane
+    announced the program's lifetime-short overlap before the runtime ran, and the
+    confirmation re-run's native stack names the kernel it died in."""
+    ops = ["aten.index.Tensor", "aten.index.Tensor:float32", "aten.neg.default"]
+    wrong = _liveness_finding(
+        "exir.runtime-result", "call[0]", ["aten.cat.default"], AMAX, "alloc", "aten_mul"
+    )
+    death = _death(NONZERO, "a")
+    announced_overlap = _liveness_finding(
+        "exir.overlap", "memory-planning[greedy]", ops, NONZERO, "alloc_1", "aten_index"
+    ).divergences[1]
+    announced_overlap.pop("bucket")
+    announced = {"ops": ops, "sizes": [], "during": "calls"}
+    announced["plan_divergences"] = [announced_overlap]
+    sup = Supervisor(_settings(tmp_path))
+    for f in (wrong, death):
+        sup.findings[f.bucket] = f
+
+    def rerun(source, lane, device):
+        return -11, False, _native_death(INDEX_OUT), dict(announced), ""
+
+    into = DirectoryCorpus(tmp_path / "cases")
+    Triage(sup, CorpusIndex.of([into]), into, rerun, stock=_stock_shows_it).run(renderer(sup))
+    facts = death.divergences[0]["data"]["facts"]
+    assert facts["died_in"] == "index_Tensor_out"
+    assert facts["runtime_origin"] == "aten.index.Tensor:died"
+    assert "plan_divergences" not in facts  # they joined the finding's divergences
+    assert [d["kind"] for d in death.divergences] == ["exir.crash", "exir.overlap"]
+    assert sorted(f.status for f in (wrong, death)) == ["merged", "new"]
+    merged = wrong if wrong.status == "merged" else death
+    assert merged.merge_reason.startswith("a plan divergence explains the runtime symptom")
+    assert len(_cases(tmp_path)) == 1
+
+
+def test_a_death_without_a_plan_divergence_stays_its_own_bug(tmp_path):
+    """The same death, announced with no plan divergence, does not join the wrong result."""
+    wrong = _liveness_finding(
+        "exir.runtime-result", "call[0]", ["aten.cat.default"], AMAX, "alloc", "aten_mul"
+    )
+    death = _death(NONZERO, "a")
+    sup = Supervisor(_settings(tmp_path))
+    for f in (wrong, death):
+        sup.findings[f.bucket] = f
+
+    def rerun(source, lane, device):
+        announced = {"ops": ["aten.index.Tensor"], "sizes": [], "during": "calls"}
+        return -11, False, _native_death(INDEX_OUT), announced, ""
+
+    into = DirectoryCorpus(tmp_path / "cases")
+    Triage(sup, CorpusIndex.of([into]), into, rerun, stock=_stock_shows_it).run(renderer(sup))
+    assert (wrong.status, death.status) == ("new", "new")
+
+
+def test_a_kernel_that_kills_the_process_and_one_that_raises_are_one_stop(tmp_path):
+    """Rule (e) with a death's origin: amax dying in one program (the native stack) and
+    raising in another (the runtime origin of the call, nature raised) are one bug; a
+    death in another kernel is another."""
+    raised = _div(
+        "exir.crash",
+        "call[0]",
+        "exir.crash@call#amax",
+        inputs=[],
+        ops=["aten.amax.default"],
+        runtime_origin="aten.amax.default:raised",
+    )
+    raising = _finding("exir.crash@call#amax", NONZERO_SUM, raised)
+    dying, other = _death(AMAX, "a"), _death(NONZERO, "b")
+    sup = Supervisor(_settings(tmp_path))
+    for f in (raising, dying, other):
+        sup.findings[f.bucket] = f
+
+    def rerun(source, lane, device):
+        kernel = AMAX_OUT if source == AMAX else INDEX_OUT
+        announced = {"ops": ["aten.amax.default", "aten.index.Tensor"], "during": "calls"}
+        return -11, False, _native_death(kernel), announced, ""
+
+    into = DirectoryCorpus(tmp_path / "cases")
+    Triage(sup, CorpusIndex.of([into]), into, rerun, stock=_stock_shows_it).run(renderer(sup))
+    assert sorted(f.status for f in (raising, dying)) == ["merged", "new"]
+    merged = raising if raising.status == "merged" else dying
+    assert "the same first wrong instruction (aten.amax.default raised)" in merged.merge_reason
+    assert other.status == "new"

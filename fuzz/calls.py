@@ -46,7 +46,11 @@ class PlanStyle:
     numbers_vary: bool = True
 
 
-PLAN_STYLES = {"thunder": PlanStyle(ones=True), "exir": PlanStyle(numbers_vary=False)}
+PLAN_STYLES = {
+    "thunder": PlanStyle(ones=True),
+    "exir": PlanStyle(numbers_vary=False),
+    "xnnpack": PlanStyle(numbers_vary=False),  # the EXIR lane's contract: numbers are static
+}
 EVERY_CALL = PlanStyle()  # calls for any lane (several lanes, or none named)
 
 

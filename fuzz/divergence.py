@@ -27,6 +27,7 @@ from typing import Any
 BUILT_IN_KINDS_MODULES = {
     "thunder": "fuzz.backends.thunder.kinds",
     "exir": "fuzz.backends.exir.kinds",
+    "xnnpack": "fuzz.backends.xnnpack.kinds",
 }
 
 # lane -> {kind: meaning}; the built-in lanes' entries come first whatever imports first.

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the protocol's module imports torch; names are checked with
 _LANES = {
     "thunder": ("fuzz.backends.thunder", "ThunderLane"),
     "exir": ("fuzz.backends.exir", "ExirLane"),
+    "xnnpack": ("fuzz.backends.xnnpack", "XnnpackLane"),
 }
 LANE_NAMES = tuple(_LANES)
 DEVICES = ("cpu", "cuda")

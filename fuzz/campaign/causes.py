@@ -27,7 +27,9 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      or bound bug that is one row short is one row short at every op), or results of the
      same kind with the same wrong dtype for the same expected one (a promotion bug), or
      exir.overlap findings that overlap the same two kinds of node, whichever planning
-     algorithm showed it (the plan's inputs were wrong, not the algorithm), or wrong
+     algorithm showed it (the plan's inputs were wrong, not the algorithm), or
+     exir.emission findings (size lists the emitter wrote otherwise than the graph has
+     them, whichever op takes the list), or wrong
      values in programs with the same control flow and data-dependent ops (the same
      higher-order ops, custom ops and tagged ops such as a non-default dim order:
      `figure_key`), whatever elementwise ops surround them; or
@@ -57,8 +59,9 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      (benchmarks/journal/2026-12-05.md, the seventeenth and eighteenth sessions).
  (g) an EXIR runtime symptom (a wrong result, a crash inside a call, a process the
      runtime killed, a contract the runtime stopped checking) in a program whose memory
-     plan diverges (exir.overlap or exir.under-allocation, not a registered bug; for a
-     death, those the lane announced before the runtime ran) stands for that plan divergence
+     plan or emitted program diverges (exir.overlap, exir.under-allocation or
+     exir.emission, not a registered bug; for a death, those the lane announced before
+     the runtime ran) stands for that divergence
      (`plan_explains`): a planner that gives live bytes away corrupts values, kills the
      process or loses a check in whatever kernel reads them next, so rules (a) to (e)
      compare the plan divergence in its place. Overlaps where the planner's lifetime of
@@ -125,12 +128,16 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
     if d["kind"] == "exir.under-allocation":
         planned, actual = data.get("planned_shape"), data.get("actual_shape")
         if isinstance(planned, list) and isinstance(actual, list) and len(planned) == len(actual):
-            short = sorted({a - p for p, a in zip(planned, actual) if a != p})
+            # the dims eager needs more of (a planner one row short is one row short
+            # whatever it planned for the other dims)
+            short = sorted({a - p for p, a in zip(planned, actual) if a > p})
             if short:
                 return (d["kind"], "short by", tuple(short))
             if data.get("planned_bytes") and data.get("actual_bytes"):  # a narrower dtype
                 return (d["kind"], "bytes", data["actual_bytes"] / data["planned_bytes"])
         return None
+    if d["kind"] == "exir.emission":  # the emitter writes size lists wrong, whichever op's
+        return (d["kind"], "size list")
     if d["kind"] == "exir.overlap" and "lifetime-short" in (
         (data.get("facts") or {}).get("plan") or ()
     ):
@@ -237,7 +244,9 @@ def same_cause(a: Finding, b: Finding, normalized: Callable[[Finding], str]) -> 
         if wa or wb:
             return "a wrong trace explains the cache divergence: " + why
         if la or lb:
-            return "a plan divergence explains the runtime symptom: " + why
+            emitted = "exir.emission" in {(la or {}).get("kind"), (lb or {}).get("kind")}
+            what = "the emitted program" if emitted else "a plan divergence"
+            return f"{what} explains the runtime symptom: " + why
     return why
 
 

@@ -105,6 +105,7 @@ RESULT_KIND = {
     "thunder": "thunder.wrong-result",
     "exir": "exir.runtime-result",
     "exir-edge": "exir.edge-result",
+    "xnnpack": "xnnpack.runtime-result",
 }
 # The kind a lane raising where eager returned is filed under, when not `<lane>.crash`:
 # the edge program raising is a wrong result of the lowering (no process died, no
@@ -148,7 +149,12 @@ def value_mismatch(expected, actual) -> str | None:
 
 
 # How a lane's side of a call is named in messages.
-_WHO = {"thunder": "thunder", "exir": "the runtime", "exir-edge": "the edge program"}
+_WHO = {
+    "thunder": "thunder",
+    "exir": "the runtime",
+    "exir-edge": "the edge program",
+    "xnnpack": "the runtime (XNNPACK delegate)",
+}
 
 
 def compare_results(

@@ -88,7 +88,7 @@ def export_case(path: str | Path, out: str | Path, run: bool = True) -> Exported
             s = subject.analyse(case, lane, here, lane_kinds)
             s.device = device
             runner = ladder.Runner(folder, lane, execute=runs)
-            search = ladder.search_exir if lane == "exir" else ladder.search_thunder
+            search = ladder.search_thunder if lane == "thunder" else ladder.search_exir
             candidate = search(s, runner)
             candidate.subject = s
             if found is None or (
@@ -98,11 +98,11 @@ def export_case(path: str | Path, out: str | Path, run: bool = True) -> Exported
             if found.outcome == "reproduces":
                 break
     assert found is not None, f"{case.where}: no lane to export for"
-    lane = "thunder" if found.tracker == thunder.TRACKER else "exir"
+    lane = found.subject.lane
     if device != "cpu" and not runs:
         found.run = None
     (folder / "repro.py").write_text(found.text)
-    what = thunder.WHAT if lane == "thunder" else exir.WHAT
+    what = thunder.WHAT if lane == "thunder" else exir.what(lane)
     (folder / "ISSUE.md").write_text(issue.write_issue(case, meta, lane, found, what))
     outcome = found.outcome if runs else ("unavailable" if run else "not run")
     done = Exported(

@@ -19,7 +19,11 @@ _KEEP = (
     "Is CUDA available",
     "GPU models and configuration",
 )
-PACKAGES = {"exir": ("torch", "executorch"), "thunder": ("torch", "lightning-thunder")}
+PACKAGES = {
+    "exir": ("torch", "executorch"),
+    "xnnpack": ("torch", "executorch"),
+    "thunder": ("torch", "lightning-thunder"),
+}
 
 
 @functools.lru_cache(maxsize=1)

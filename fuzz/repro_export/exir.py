@@ -44,6 +44,18 @@ WHAT = {
     "plan": "the memory plan `to_executorch()` makes",
     "variance": "`to_executorch()` with SpecPropPass run once more before memory planning",
 }
+# The XNNPACK lane's pipeline: the same script, lowered with the partitioner.
+_WHAT_XNNPACK = WHAT | {
+    "runtime": "`to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])"
+    ".to_executorch()` on the ExecuTorch runtime",
+}
+
+
+def what(lane: str) -> dict[str, str]:
+    """What each stage's script runs, for the issue text of `lane`'s scripts."""
+    return _WHAT_XNNPACK if lane == "xnnpack" else WHAT
+
+
 _LABEL = {
     "export": "exported",
     "decompositions": "decomposed",
@@ -106,8 +118,16 @@ class ExirScripts:
         planned = depth in ("runtime", "plan")
         if s.dims:
             script.need("from torch.export import Dim")
-        if lowered:
+        delegated = s.lane == "xnnpack"
+        if lowered and delegated:
+            script.need("from executorch.exir import to_edge_transform_and_lower")
+            script.need(
+                "from executorch.backends.xnnpack.partition.xnnpack_partitioner "
+                "import XnnpackPartitioner"
+            )
+        elif lowered:
             script.need("from executorch.exir import to_edge")
+        if lowered:
             if s.non_core:
                 script.need("from executorch.exir import EdgeCompileConfig")
         if depth == "runtime":
@@ -133,7 +153,12 @@ class ExirScripts:
         setup.append(
             f"ep = torch.export.export(model, {inputs.as_tuple}{self._dynamic_shapes(inputs)})"
         )
-        if lowered:
+        if lowered and delegated:
+            setup.append(
+                "edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]"
+                f"{self._edge_config()})"
+            )
+        elif lowered:
             setup.append(f"edge = to_edge(ep{self._edge_config()})")
         script.add("\n".join(setup))
         if depth == "decompositions":

@@ -34,6 +34,8 @@ RESULT_KINDS = {
     "exir.under-allocation",
     "exir.overlap",
     "exir.aliasing",
+    "xnnpack.crash",
+    "xnnpack.runtime-result",
 }
 
 
@@ -163,6 +165,8 @@ def exir_checks(subject: Subject) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     if every or kinds & RESULT_KINDS:
         out["values"] = ("values",)
+    if subject.lane == "xnnpack":  # the lane checks values only (fuzz/backends/xnnpack)
+        return out
     if every or "exir.unchecked-contract" in kinds:
         out["contract"] = ("contract",)
     plan = []
@@ -183,6 +187,8 @@ def exir_checks(subject: Subject) -> dict[str, tuple[str, ...]]:
 
 def _result_stages(subject: Subject) -> tuple[str, ...]:
     kinds = set(subject.kinds)
+    if subject.lane == "xnnpack":  # lowering and running are one script: the runtime's
+        return ("runtime",)
     if kinds and kinds & RESULT_KINDS <= {"exir.edge-result"}:
         return exir_scripts.RESULT_STAGES[:3]  # the runtime had no kernel: the edge program
     return exir_scripts.RESULT_STAGES

@@ -116,12 +116,17 @@ def _float_dtypes(values: list[Any]) -> tuple[torch.dtype, ...]:
     return tuple(sorted(dtypes, key=str))
 
 
+# The lanes whose scripts are ExecuTorch's pipeline (the XNNPACK lane's lowers with its
+# partitioner: fuzz/repro_export/exir.py).
+EXECUTORCH_LANES = ("exir", "xnnpack")
+
+
 def analyse(case: Case, lane: str, device: str, kinds: tuple[str, ...]) -> Subject:
     subject = Subject(case, lane, device, kinds, program_code(case), [])
     args_list = materialize(case, 0, device)
     outs = []
     for i, args in enumerate(args_list):
-        if lane == "exir":
+        if lane in EXECUTORCH_LANES:
             from fuzz.backends.exir.inputs import independent
 
             args = independent(args)  # what the lane feeds: contiguous, each its own buffer
@@ -134,7 +139,7 @@ def analyse(case: Case, lane: str, device: str, kinds: tuple[str, ...]) -> Subje
         leaves = [v for o in outs for v in pytree.tree_leaves(o)]
         leaves += [c.args[i] for c in subject.calls for i in c.mutated]
         subject.float_dtypes = _float_dtypes(leaves)
-    if lane == "exir":
+    if lane in EXECUTORCH_LANES:
         _analyse_exir(subject)
     return subject
 

@@ -78,6 +78,12 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "swapped dim is statically 1",
         "torch/_decomp decomposition_table[aten.transpose.int] (torch._refs.transpose)",
     ),
+    "xnnpack_sub_swapped": (
+        "tests.faults.xnnpack_sub_swapped",
+        "xnnpack",
+        "the XNNPACK delegate serializes sub's operands crossed: a delegated a - b runs as b - a",
+        "executorch/backends/xnnpack/operators/op_sub.py: SubVisitor.define_node",
+    ),
     "recorder_forget_eq": (
         "tests.faults.recorder_forget_eq",
         "thunder",

@@ -27,7 +27,7 @@ Read in this order:
   kinds.py     the lane's divergence kinds (data, no torch: the core reads them before
                the lane is imported, so the lane class is loaded on first use)
 
-The judgements are pure functions in oracles/ (plan, overlap, variance, aliasing; and
+The judgements are pure functions in oracles/ (plan, overlap, emission, variance, aliasing; and
 fuzz.oracles.results.compare_results, shared with Thunder); facts about ExecuTorch graphs
 that both the lane and its judgements read are in graph.py (not an oracle).
 """

@@ -36,6 +36,7 @@ from fuzz.backends.exir.interpret import interpret
 from fuzz.backends.exir.kinds import PLAN_KINDS
 from fuzz.backends.exir.mapping import map_planned, mapping_counts
 from fuzz.backends.exir.oracles import aliasing as exir_aliasing
+from fuzz.backends.exir.oracles import emission as exir_emission
 from fuzz.backends.exir.oracles import overlap as exir_overlap
 from fuzz.backends.exir.oracles import plan as exir_plan
 from fuzz.backends.exir.oracles import variance as exir_variance
@@ -224,6 +225,16 @@ class LaneRun:
                     )
                     continue
             self._file(exir_overlap.check_overlap(gm, signature, algo, self.device))
+
+    def emission(self) -> None:
+        """exir.emission: the emitted program's size lists against the planned graph."""
+        found, unpaired = exir_emission.check_int_lists(
+            self.b.et.executorch_program, self.b.planned_gm, self.device
+        )
+        if unpaired is not None:
+            self.report.counters["emission-unpaired"] += 1
+            self.report.details["emission_unpaired"] = unpaired
+        self._file(found)
 
     def _other_plan(self, algo: str) -> tuple[Any, Any]:
         """(graph module, signature) planned with `algo`; raises what the pipeline raised."""

@@ -18,6 +18,10 @@ KINDS = {
         "a planned upper bound is unbounded or far above the bound the program declares"
     ),
     "exir.overlap": "two tensors with overlapping lifetimes share bytes in the memory plan",
+    "exir.emission": (
+        "the emitted program's size lists disagree with the graph it was emitted from "
+        "(an item out of order, a constant where the graph computes a size)"
+    ),
     "exir.aliasing": (
         "EXIR's alias classes disagree with eager storage sharing in a way "
         "functionalization does not allow"
@@ -39,6 +43,7 @@ KINDS = {
 
 register_kinds("exir", KINDS)
 
-# The kinds that say the memory plan itself is wrong: a runtime symptom of the same program
-# (a wrong value, a crash, a death) is theirs (fuzz/campaign/causes.py, rule (g)).
-PLAN_KINDS = ("exir.overlap", "exir.under-allocation")
+# The kinds that say the memory plan or the emitted program itself is wrong: a runtime
+# symptom of the same program (a wrong value, a crash, a death) is theirs
+# (fuzz/campaign/causes.py, rule (g)).
+PLAN_KINDS = ("exir.overlap", "exir.under-allocation", "exir.emission")

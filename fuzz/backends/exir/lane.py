@@ -207,6 +207,7 @@ class ExirLane:
                 ("bound-loss", run.bounds),
                 ("pipelines", run.pipelines),
                 ("overlap", run.overlap),
+                ("emission", run.emission),
                 ("pipeline-variance", run.variance),
                 ("alias-structure", run.alias_structure),
                 ("runtime-load", run.load_runtime),

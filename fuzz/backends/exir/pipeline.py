@@ -261,16 +261,22 @@ _BOUND_ERRORS = (
     # The planner's own words for the same cause: "mem_offset N does not fit in 64 bits ...
     # an unbacked SymInt with its upper bound lazily set to 2^64-1" (executorch 1.5.1).
     "does not fit in 64 bits",
-    # The same unbounded size reaching the emitter as torch's int_oo stand-in (2^63 - 2 or
-    # 2^63 - 1): "bad number 9223372036854775806 for type int32".
-    "9223372036854775806",
-    "9223372036854775807",
 )
+# The same unbounded size reaching the emitter as torch's int_oo stand-in, 2^63 - 1, or a
+# few below it where a bound was derived from it: "bad number 9223372036854775806 for
+# type int32" (int_oo - 1), and 9223372036854775805 under a bound computed one short.
+_INT_OO_NEAR = re.compile(r"\b9223372036854775[78]\d\d\b")
+_INT_OO = 2**63 - 1
+
+
+def _near_int_oo(text: str) -> bool:
+    return any(0 <= _INT_OO - int(m.group()) <= 16 for m in _INT_OO_NEAR.finditer(text))
 
 
 def is_bound_error(error: BaseException) -> bool:
     """The sym-shape pass found no finite upper bound for some spec."""
-    return any(m in str(error) for m in _BOUND_ERRORS)
+    text = str(error)
+    return any(m in text for m in _BOUND_ERRORS) or _near_int_oo(text)
 
 
 # ---------------------------------------------------------------------------------------

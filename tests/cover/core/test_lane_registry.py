@@ -168,3 +168,16 @@ def test_case_files_are_checked_against_the_lanes_kinds_before_any_lane_is_impor
     packages = {module.rsplit(".", 1)[0] for module in BUILT_IN_KINDS_MODULES.values()}
     kinds_modules = set(BUILT_IN_KINDS_MODULES.values())
     assert set(ast.literal_eval(modules)) == {"fuzz.backends"} | packages | kinds_modules
+
+
+def test_the_xnnpack_lane_draws_the_exir_lanes_programs_and_calls():
+    """The XNNPACK lane is ExecuTorch with a delegate: its programs use the EXIR lane's op
+    set (what the delegate does not take runs on the portable kernels) and its calls the
+    EXIR lane's contract (number inputs static)."""
+    from fuzz import ops
+    from fuzz.calls import PLAN_STYLES
+
+    assert "xnnpack" in registry.LANE_NAMES
+    assert {"xnnpack.crash", "xnnpack.runtime-result"} <= set(KINDS)
+    assert ops.for_lanes(["xnnpack"]) == ops.for_lanes(["exir"])
+    assert PLAN_STYLES["xnnpack"] == PLAN_STYLES["exir"]

@@ -813,3 +813,25 @@ def test_a_kernel_that_kills_the_process_and_one_that_raises_are_one_stop(tmp_pa
     merged = raising if raising.status == "merged" else dying
     assert "the same first wrong instruction (aten.amax.default raised)" in merged.merge_reason
     assert other.status == "new"
+
+
+def test_runtime_symptoms_of_size_lists_emitted_wrong_are_one_bug(tmp_path):
+    """An emitter fault shows as a wrong shape in one program and a refused expand in
+    another, at different ops, each program also showing exir.emission (its size list
+    as the graph has it and as emitted): rule (g) puts each symptom under its program's
+    emission divergence, and emission divergences are one figure under rule (d)."""
+
+    def finding(kind, name, source, at):
+        emission = _div("exir.emission", "to_executorch", f"exir.emission@{name}", inputs=[])
+        emission["data"].update(node=at, op=at)
+        d = _div(kind, "call[0]", f"{kind}@call#{name}", inputs=[], at=at, ops=[at])
+        return _finding(d["bucket"], source, d, emission)
+
+    shape = finding("exir.runtime-result", "view", AMAX, "aten.view_copy.default")
+    refused = finding("exir.crash", "expand", NONZERO, "aten.expand_copy.default")
+    _triage(tmp_path, [shape, refused])
+    assert sorted(f.status for f in (shape, refused)) == ["merged", "new"]
+    merged = shape if shape.status == "merged" else refused
+    assert merged.merge_reason == (
+        "the emitted program explains the runtime symptom: the same wrong figure (size list)"
+    )

@@ -199,6 +199,19 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "exir.overlap",
     ),
+    "xnnpack_sub_swapped": (
+        "xnnpack",
+        """
+        def program(a, b):
+            return (torch.softmax(a - b, -1),)
+
+        def calls():
+            return [(torch.randn(3, 8), torch.randn(3, 8)), (torch.randn(5, 8), torch.randn(5, 8))]
+
+        DIMS = {"a": {0: (1, 16)}, "b": {0: (1, 16)}}
+        """,
+        "xnnpack.runtime-result",
+    ),
     "emitter_int_list_order": (
         "exir",
         """

@@ -1,0 +1,193 @@
+"""XnnpackLane: a case's program lowered with the XNNPACK partitioner, run on the pip
+runtime over the case's calls.
+
+The pipeline is the one ExecuTorch's CPU users run:
+
+    ep = torch.export.export(module, example, dynamic_shapes=...)
+    et = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()
+
+Export, the dynamic shapes and the contract are the EXIR lane's (fuzz/backends/exir/
+pipeline.py, contract.py, inputs.py), so one case means the same program and the same
+calls on both lanes; the lowering and `to_executorch` are stock (no spec probe, no plan of
+ours). Every call inside the exported contract runs on the delegated program: the case's
+calls vary the dynamic sizes inside their bounds, which is where XNNPACK's resizing lives
+(a program checked only at the upper bound hides it).
+
+Oracles: the outputs and the mutated inputs against eager (fuzz.oracles.results, the same
+tolerances and float64 referee as the other lanes); the lowering or the runtime raising
+where eager did not is `xnnpack.crash` (at `to_edge_transform_and_lower`,
+`to_executorch`, `runtime-load` or the call). Refusals are skips, as on the EXIR lane:
+export refusing the program, operators outside the edge dialect, missing out variants.
+
+Facts: facts "ops" holds the ops left to the portable kernels as the EXIR lane names them,
+and each op a delegate took as `xnnpack:<op>` (the lowered modules' own graphs);
+details["partitions"] is the number of delegate calls. Not yet checked here: the memory
+plan of the non-delegated part (the EXIR lane's plan oracles read its own pipeline's
+planner state) and contracts the runtime stops checking.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import warnings
+from typing import Any, ClassVar
+
+import torch
+
+import fuzz.backends.exir.contract as contract
+import fuzz.backends.exir.pipeline as pipeline
+from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.inputs import derive_dims, lane_reference, pick_example
+from fuzz.backends.exir.runtime import LoadedProgram, run_on_runtime
+from fuzz.case import Case
+from fuzz.divergence import Divergence
+from fuzz.facts import announce, graph_ops, size_tags
+from fuzz.native_stack import install as install_native_stack
+from fuzz.observe import CallRecord
+from fuzz.oracles.results import compare_results
+from fuzz.tensors import copy_args
+
+LOWER = "to_edge_transform_and_lower"
+
+
+class XnnpackLane:
+    name: ClassVar[str] = "xnnpack"
+
+    def unavailable(self, device: str) -> str | None:
+        if device == "cpu":
+            return None
+        return "the XNNPACK delegate runs on the CPU" if device == "cuda" else f"device {device!r}"
+
+    def run(
+        self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
+    ) -> LaneReport:
+        report = LaneReport(self.name, device)
+        t = time.perf_counter()
+        host = [copy_args(c, "cpu") for c in calls]
+        fed, eager, rerun = lane_reference(case.program, host, reference)
+        report.counters["reference-rerun"] += rerun
+        dims = derive_dims(case, host)
+        example = pick_example(host, dims)
+        report.details["example_call"] = example
+        report.timings["lane-inputs"] += time.perf_counter() - t
+
+        t = time.perf_counter()
+        try:
+            ep = pipeline.export_program(case.program, host[example], dims)
+        except Exception as e:
+            if pipeline.is_export_refusal(e):
+                report.skipped = f"export refused: {type(e).__name__}"
+                report.counters["export-skip"] += 1
+            elif eager[example].error:
+                report.skipped = f"export raised on an example eager also rejects: {e!r}"[:300]
+            else:
+                self._crash(report, "export", e, device)
+            return report
+        report.timings["export"] += time.perf_counter() - t
+        contract.freeze(ep)
+
+        t = time.perf_counter()
+        try:
+            edge = lower_with_xnnpack(ep)
+        except pipeline.Unsupported as e:
+            report.skipped = f"unsupported: {e}"
+            report.counters["unsupported-skip"] += 1
+            return report
+        except Exception as e:
+            report.details["ops"] = graph_ops([ep.graph_module])
+            self._crash(report, LOWER, e, device)
+            return report
+        report.timings[LOWER] += time.perf_counter() - t
+        delegated_facts(edge.exported_program(), report)
+
+        t = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                et = edge.to_executorch()
+        except Exception as e:
+            if any(m in str(e) for m in ("Missing out variants", "Unsupported control flow")):
+                report.skipped = f"unsupported: to_executorch: {str(e).strip()[:300]}"
+                report.counters["unsupported-skip"] += 1
+            else:
+                self._crash(report, "to_executorch", e, device)
+            return report
+        report.timings["to_executorch"] += time.perf_counter() - t
+
+        if install_native_stack():
+            report.counters["native-stack-unavailable"] += 1
+        announce({"ops": report.details["ops"], "sizes": size_tags(host), "during": "calls"})
+        t = time.perf_counter()
+        try:
+            loaded = LoadedProgram(et.buffer)
+        except Exception as e:
+            self._crash(report, "runtime-load", e, device)
+            return report
+        try:
+            self._calls(ep, et.exported_program(), loaded, host, fed, eager, device, report)
+        finally:
+            loaded.close()
+        report.timings["runtime"] += time.perf_counter() - t
+        return report
+
+    def _calls(self, ep, et_program, loaded, host, fed, eager, device, report) -> None:
+        """Each call inside the contract on the delegated program, against eager."""
+        for i, (args, copies, expected) in enumerate(zip(host, fed, eager)):
+            why = contract.outside_contract(ep, args) or contract.aliased_mutation(
+                et_program, args, expected
+            )
+            if why is not None:
+                report.counters["call-outside-contract"] += 1
+                report.details.setdefault("outside_contract", []).append(f"call[{i}]: {why}")
+                continue
+            report.counters["calls-checked"] += 1
+            got = run_on_runtime(loaded, et_program, copies)
+            if got is None:
+                report.counters["runtime-input-unsupported"] += 1
+                continue
+            found = compare_results(
+                self.name, expected, got, f"call[{i}]", device, check_inputs=True
+            )
+            report.divergences.extend(found)
+
+    @staticmethod
+    def _crash(report: LaneReport, stage: str, e: BaseException, device: str) -> None:
+        what = pipeline.stage_error_text(e)
+        report.divergences.append(Divergence("xnnpack.crash", stage, what, device, {"error": what}))
+
+
+def lower_with_xnnpack(ep: torch.export.ExportedProgram) -> Any:
+    """`to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])` on a copy;
+    raises pipeline.Unsupported where the edge dialect refuses an operator."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    from torch._export.verifier import SpecViolationError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return to_edge_transform_and_lower(
+                copy.deepcopy(ep), partitioner=[XnnpackPartitioner()]
+            )
+    except SpecViolationError as e:
+        raise pipeline.Unsupported(f"edge dialect: {str(e).strip()[:300]}") from e
+
+
+def delegated_facts(edge_ep: torch.export.ExportedProgram, report: LaneReport) -> None:
+    """facts "ops": the top-level graph's ops, and each lowered module's as `xnnpack:<op>`;
+    details["partitions"]: how many delegate calls the program makes."""
+    gm = edge_ep.graph_module
+    top = graph_ops([gm])
+    delegated: set[str] = set()
+    partitions = 0
+    for node in gm.graph.nodes:
+        if node.op == "get_attr" and node.target.startswith("lowered_module"):
+            partitions += 1
+            lowered = getattr(gm, node.target)
+            original = getattr(lowered, "original_module", None)
+            if original is not None:
+                delegated.update(op for op in graph_ops([original.graph_module]) if ":" not in op)
+    report.details["ops"] = sorted(top + [f"xnnpack:{op}" for op in delegated])
+    report.details["partitions"] = partitions
+    report.counters["delegated-programs"] += int(partitions > 0)

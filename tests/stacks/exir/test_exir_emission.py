@@ -1,0 +1,60 @@
+"""exir.emission (fuzz/backends/exir/oracles/emission.py): the emitted program's size
+lists against the planned graph.
+
+Ground truth: the emitter fault tests/faults/emitter_int_list_order.py (constants boxed
+before symbolic sizes: `view(x, [s0 * 2, 6])` emitted as `[6, s0 * 2]`), installed for
+one test and uninstalled after. On the stock emitter the same programs pair every call
+with its node and show nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import torch
+
+from fuzz.backends.exir.oracles.emission import check_int_lists
+from fuzz.backends.exir.pipeline import build
+
+PROGRAMS = {
+    "view": (lambda x: (x.reshape(x.shape[0] * 2, 6) * 2.0,), (torch.randn(4, 2, 6),)),
+    "expand": (lambda x: (x.unsqueeze(0).expand(2, *x.shape).sum(0),), (torch.randn(4, 2, 6),)),
+}
+DIMS = {0: {0: (2, 8)}}
+
+
+def _check(name: str, fault: bool):
+    module = importlib.import_module("tests.faults.emitter_int_list_order") if fault else None
+    if module is not None:
+        module.install()
+    try:
+        program, args = PROGRAMS[name]
+        b = build(program, args, DIMS)
+        return check_int_lists(b.et.executorch_program, b.planned_gm, "cpu")
+    finally:
+        if module is not None:
+            module.uninstall()
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_the_stock_emitter_writes_each_size_list_as_the_graph_has_it(name):
+    assert _check(name, fault=False) == ([], None)
+
+
+def test_size_lists_emitted_out_of_order_are_found_before_anything_runs():
+    (view,), unpaired = _check("view", fault=True)
+    assert unpaired is None
+    assert view.kind == "exir.emission" and view.stage == "to_executorch"
+    assert "item 0 is the constant 6 where the graph computes" in view.details
+    (expand,), _ = _check("expand", fault=True)
+    assert "item 1 is the constant 2 where the graph computes sym_size" in expand.details
+
+
+def test_a_program_with_control_flow_is_counted_not_judged():
+    def program(x):
+        return (torch.cond(x.shape[0] > 2, lambda t: t * 2.0, lambda t: t + 1.0, (x,)),)
+
+    b = build(program, (torch.randn(4, 3),), DIMS)
+    found, unpaired = check_int_lists(b.et.executorch_program, b.planned_gm, "cpu")
+    assert found == [] and "JumpFalseCall" in unpaired

@@ -1,0 +1,85 @@
+"""The XNNPACK lane (fuzz/backends/xnnpack): what the delegate took is a fact, the calls
+run at several sizes inside the bounds, and a fault in the delegate's glue is found.
+
+Ground truth: a program the partitioner takes in part (softmax, relu, mul; the matmul and
+cat stay portable) passes at three sizes (export makes a dim's minimum 2); the fault
+plugin tests/faults/xnnpack_sub_swapped.py (the delegate's subtract serialized with its
+operands crossed) makes a delegated sub wrong at every call. The registered lowering bug
+(corpus/executorch_xnnpack_unused_unbacked_size_assert_after_output.py) is checked by its
+corpus case.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from fuzz.backends.registry import get_lane
+from fuzz.case import case_from_source
+from fuzz.case_runner import run_case
+
+DELEGATED = """
+import torch
+
+
+def program(x0, w):
+    v1 = torch.nn.functional.linear(x0, w)
+    v2 = torch.softmax(v1, -1)
+    return (torch.cat([v2, v2], 0) * 2.0, torch.relu(v1))
+
+
+def calls():
+    w = torch.randn(4, 8)
+    return [(torch.randn(3, 8), w), (torch.randn(2, 8), w), (torch.randn(16, 8), w)]
+
+
+DIMS = {"x0": {0: (1, 16)}}
+LANES = ("xnnpack",)
+"""
+
+SUB = """
+import torch
+
+
+def program(a, b):
+    return (torch.softmax(a - b, -1),)
+
+
+def calls():
+    return [(torch.randn(3, 8), torch.randn(3, 8)), (torch.randn(6, 8), torch.randn(6, 8))]
+
+
+DIMS = {"a": {0: (1, 16)}, "b": {0: (1, 16)}}
+LANES = ("xnnpack",)
+"""
+
+
+def _report(source: str, name: str):
+    (report,) = run_case(case_from_source(source, name), lanes=("xnnpack",)).reports
+    return report
+
+
+def test_a_delegated_program_runs_at_every_size_and_says_what_the_delegate_took():
+    report = _report(DELEGATED, "delegated")
+    assert report.skipped is None and report.divergences == []
+    assert report.counters["calls-checked"] == 3
+    assert report.details["partitions"] >= 1
+    delegated = [op for op in report.details["ops"] if op.startswith("xnnpack:")]
+    assert {"xnnpack:aten._softmax.default", "xnnpack:aten.relu.default"} <= set(delegated)
+
+
+def test_a_fault_in_the_delegate_glue_is_a_wrong_result():
+    fault = importlib.import_module("tests.faults.xnnpack_sub_swapped")
+    fault.install()
+    try:
+        report = _report(SUB, "sub")
+    finally:
+        fault.uninstall()
+    kinds = {(d.kind, d.stage) for d in report.divergences}
+    assert kinds == {("xnnpack.runtime-result", "call[0]"), ("xnnpack.runtime-result", "call[1]")}
+    assert _report(SUB, "sub").divergences == []  # the stock delegate is right
+
+
+def test_the_lane_runs_on_the_cpu_only():
+    lane = get_lane("xnnpack")
+    assert lane.unavailable("cpu") is None
+    assert "CPU" in lane.unavailable("cuda")

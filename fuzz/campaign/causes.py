@@ -27,7 +27,9 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      or bound bug that is one row short is one row short at every op), or results of the
      same kind with the same wrong dtype for the same expected one (a promotion bug), or
      exir.overlap findings that overlap the same two kinds of node, whichever planning
-     algorithm showed it (the plan's inputs were wrong, not the algorithm), or
+     algorithm showed it (the plan's inputs were wrong, not the algorithm), or that share
+     the same number of bytes, fewer than an element (an offset computed a byte or a few
+     off places any tensor so, whichever nodes), or
      exir.emission findings (size lists the emitter wrote otherwise than the graph has
      them, whichever op takes the list), or wrong
      values in programs with the same control flow and data-dependent ops (the same
@@ -120,6 +122,23 @@ def cache_cause(kind: str, d: dict[str, Any]) -> tuple | None:
 
 
 _DTYPE = re.compile(r"dtype (torch\.\w+), expected (torch\.\w+)")
+# ExecuTorch's Verifier naming two tensors that share bytes: "lhs: mem_id 1 storage: 76, 16
+# rhs: mem_id 1 storage: 61, 16" (offset, size).
+_STORAGES = re.compile(
+    r"lhs: mem_id (\d+) storage: (\d+), (\d+) rhs: mem_id (\d+) storage: (\d+), (\d+)"
+)
+# Tensors that share fewer bytes than the smallest element (4 of float32) were placed by
+# offset arithmetic that is off by a byte or a few, not by a lifetime or reuse decision.
+_SUB_ELEMENT = 4
+
+
+def shared_bytes(d: dict[str, Any]) -> int | None:
+    """How many bytes the two tensors of a Verifier overlap share (None: not stated)."""
+    m = _STORAGES.search((d.get("data") or {}).get("error") or d.get("details", ""))
+    if m is None or m.group(1) != m.group(4):
+        return None
+    a, a_size, b, b_size = (int(m.group(k)) for k in (2, 3, 5, 6))
+    return min(a + a_size, b + b_size) - max(a, b)
 
 
 def figure_key(d: dict[str, Any]) -> tuple | None:
@@ -142,6 +161,9 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
         (data.get("facts") or {}).get("plan") or ()
     ):
         return (d["kind"], "lifetime-short")
+    shared = shared_bytes(d) if d["kind"] == "exir.overlap" else None
+    if shared is not None and 0 < shared < _SUB_ELEMENT:
+        return (d["kind"], f"sharing {shared} byte" + ("s" if shared > 1 else ""))
     if d["kind"] == "exir.overlap" and data.get("a") and data.get("b"):
         return (d["kind"], "between", *sorted((node_op(data["a"]), node_op(data["b"]))))
     if d["kind"] in ("exir.runtime-result", "exir.edge-result", "thunder.wrong-result"):

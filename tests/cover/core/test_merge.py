@@ -835,3 +835,29 @@ def test_runtime_symptoms_of_size_lists_emitted_wrong_are_one_bug(tmp_path):
     assert merged.merge_reason == (
         "the emitted program explains the runtime symptom: the same wrong figure (size list)"
     )
+
+
+def test_overlaps_that_share_fewer_bytes_than_an_element_are_one_figure(tmp_path):
+    """A planner whose offset arithmetic is a byte off places tensors of any kind one
+    byte into a live one: ExecuTorch's Verifier names the two storages, and overlaps that
+    share the same sub-element count of bytes are one bug. Overlaps of whole elements keep
+    the node-kind figure (a reuse decision), so they stay apart."""
+
+    def finding(name, source, lhs, rhs):
+        error = (
+            "InternalError: Unexpected storage overlap: lhs life time: [2, 7], rhs lifetime: "
+            f"[4, 7] lhs: mem_id 1 storage: {lhs[0]}, {lhs[1]} rhs: mem_id 1 storage: "
+            f"{rhs[0]}, {rhs[1]}"
+        )
+        d = _div("exir.overlap", "memory-planning[greedy]", f"exir.overlap@{name}", error)
+        d["data"].update(error=error, algo="greedy", verifier="verify_storage_reuse")
+        return _finding(d["bucket"], source, d)
+
+    one = finding("a", AMAX, (76, 16), (61, 16))  # bytes 76..77: one byte
+    other = finding("b", NONZERO, (1439, 288), (1152, 288))  # byte 1439: one byte
+    whole = finding("c", NONZERO_SUM, (64, 16), (48, 32))  # 16 bytes: a whole tensor
+    _triage(tmp_path, [one, other, whole])
+    assert sorted(f.status for f in (one, other)) == ["merged", "new"]
+    assert whole.status == "new"
+    merged = one if one.status == "merged" else other
+    assert merged.merge_reason == "the same wrong figure (sharing 1 byte)"

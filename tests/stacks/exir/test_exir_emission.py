@@ -51,6 +51,43 @@ def test_size_lists_emitted_out_of_order_are_found_before_anything_runs():
     assert "item 1 is the constant 2 where the graph computes sym_size" in expand.details
 
 
+# A night's program (seed 2, 2026-12-07) whose folded view of a constant (the conv weight's
+# reshape emits no call) made the first pairing give the next view call that node: a
+# false exir.emission on the stock emitter, until pairing compared item counts.
+FOLDED_VIEW = """
+import torch
+import torch.nn.functional as F
+
+
+def program(x0, x1):
+    v3 = x0.add_(x1)
+    w1 = (torch.arange(1, dtype=v3.dtype) / 1 - 0.5).reshape(1, 1, 1, 1)
+    v5 = F.conv2d(v3.flatten(0, -3).unsqueeze(1), w1, stride=1, padding=1)
+    w2 = (torch.arange(18, dtype=v5.dtype) / 18 - 0.5).reshape(3, 1, 2, 3)
+    v7 = F.conv2d(v5.flatten(0, -3).unsqueeze(1), w2, stride=2, padding=0)
+    v8 = torch.mean(v5, dim=(-1, 0), keepdim=True)
+    return (v7, v8)
+
+
+def calls():
+    return [(torch.randn((3, 3, 5, 3), dtype=torch.float64), torch.randint(0, 2, (1,)).bool())]
+
+
+DIMS = {"x0": {0: (2, 7), 1: (2, 7), 2: (3, 7), 3: (3, 7)}}
+"""
+
+
+def test_a_folded_view_of_a_constant_does_not_shift_the_pairing():
+    from fuzz.backends.exir.inputs import derive_dims, pick_example
+    from fuzz.case import case_from_source
+
+    case = case_from_source(FOLDED_VIEW, "folded_view")
+    calls = case.calls()
+    dims = derive_dims(case, calls)
+    b = build(case.program, calls[pick_example(calls, dims)], dims)
+    assert check_int_lists(b.et.executorch_program, b.planned_gm, "cpu") == ([], None)
+
+
 def test_a_program_with_control_flow_is_counted_not_judged():
     def program(x):
         return (torch.cond(x.shape[0] > 2, lambda t: t * 2.0, lambda t: t + 1.0, (x,)),)

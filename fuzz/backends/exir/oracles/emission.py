@@ -10,9 +10,10 @@ does with the wrong sizes: a wrong shape, a refused expand, a failed resize, a s
 buffer, in one program after another. Read from the program itself, it shows once, as
 itself, before anything runs.
 
-`check_int_lists` pairs each kernel call of the top-level chain that takes size lists
-with the planned graph's node it was emitted from (the next node in graph order whose op
-it runs), and the node's size lists with the call's, in order. Item by item: a constant
+`check_int_lists` pairs each kernel call of the top-level chain with the planned graph's
+node it was emitted from (the next node in graph order whose op it runs and whose size
+lists have the call's item counts: a view of a constant is folded and emits no call),
+and the node's size lists with the call's, by the operator's schema. Item by item: a constant
 of the graph must be an `Int` of that value that no instruction writes; a size the graph
 computes must be a value some instruction writes. Pure: reads the emitted program and
 the planned graph module. Programs it cannot pair (control flow, delegates, a call with
@@ -122,16 +123,20 @@ def check_int_lists(
         if not isinstance(call, KernelCall):
             continue
         op = operators[call.op_index].name
-        at = next(
-            (k for k in range(cursor, len(nodes)) if _base(_op_name(nodes[k].target)) == _base(op)),
-            None,
-        )
-        if at is None:
-            return [], f"instruction {index} ({op}) matches no node"
+        # The call's node: the next one of its op whose size lists pair with the call's,
+        # item counts included (a view of a constant is folded and emits no call).
+        paired = None
+        for k in range(cursor, len(nodes)):
+            if _base(_op_name(nodes[k].target)) != _base(op):
+                continue
+            pairs = _paired_lists(nodes[k], call.args, values)
+            if pairs is not None and all(len(g) == len(e.items) for g, e in pairs):
+                paired = k, pairs
+                break
+        if paired is None:
+            return [], f"instruction {index} ({op}) pairs with no node"
+        at, pairs = paired
         node, cursor = nodes[at], at + 1
-        pairs = _paired_lists(node, call.args, values)
-        if pairs is None:
-            return [], f"instruction {index} ({op}): its size lists do not pair with {node.name}'s"
         for g, e in pairs:
             why = _list_mismatch(g, list(e.items), values, written)
             if why:
@@ -155,8 +160,6 @@ def _list_mismatch(graph: list[Any], items: list[int], values: Any, written: set
         return x.name if isinstance(x, torch.fx.Node) else str(x)
 
     expected = "[" + ", ".join(show(x) for x in graph) + "]"
-    if len(items) != len(graph):
-        return f"has {len(items)} items, the graph's {expected} has {len(graph)}"
     for k, (g, v) in enumerate(zip(graph, items)):
         value = values[v].val
         if isinstance(g, torch.fx.Node):

@@ -31,7 +31,8 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      the same number of bytes, fewer than an element (an offset computed a byte or a few
      off places any tensor so, whichever nodes), or
      exir.emission findings (size lists the emitter wrote otherwise than the graph has
-     them, whichever op takes the list), or wrong
+     them, whichever op takes the list), or S3 out-variant findings (out= buffers that are
+     not the planned ones, whichever kernel), or wrong
      values in programs with the same control flow and data-dependent ops (the same
      higher-order ops, custom ops and tagged ops such as a non-default dim order:
      `figure_key`), whatever elementwise ops surround them; or
@@ -61,9 +62,10 @@ The merge rule. Two new findings of the same lane and device are one root cause 
      (benchmarks/journal/2026-12-05.md, the seventeenth and eighteenth sessions).
  (g) an EXIR runtime symptom (a wrong result, a crash inside a call, a process the
      runtime killed, a contract the runtime stopped checking) in a program whose memory
-     plan or emitted program diverges (exir.overlap, exir.under-allocation or
-     exir.emission, not a registered bug; for a death, those the lane announced before
-     the runtime ran) stands for that divergence
+     plan or emitted program diverges (exir.overlap, exir.under-allocation,
+     exir.emission, or exir.aliasing's S3 out-variant: an out= argument that is not its
+     output's planned buffer; not a registered bug; for a death, those the lane announced
+     before the runtime ran) stands for that divergence
      (`plan_explains`): a planner that gives live bytes away corrupts values, kills the
      process or loses a check in whatever kernel reads them next, so rules (a) to (e)
      compare the plan divergence in its place. Overlaps where the planner's lifetime of
@@ -78,7 +80,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fuzz.backends.exir.kinds import PLAN_KINDS
+from fuzz.backends.exir.kinds import OUT_VARIANT, explains_runtime
 from fuzz.buckets import discriminator, node_op
 from fuzz.campaign.findings import Finding
 from fuzz.divergence import stage_kind
@@ -157,6 +159,8 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
         return None
     if d["kind"] == "exir.emission":  # the emitter writes size lists wrong, whichever op's
         return (d["kind"], "size list")
+    if d["kind"] == "exir.aliasing" and d.get("details", "").startswith(OUT_VARIANT):
+        return (d["kind"], "out= buffers not the planned ones")
     if d["kind"] == "exir.overlap" and "lifetime-short" in (
         (data.get("facts") or {}).get("plan") or ()
     ):
@@ -249,7 +253,7 @@ def plan_explains(f: Finding) -> dict[str, Any] | None:
     # Triage's classify already judged each signature of the program (f.signatures).
     known = {(s.kind, s.stage) for s in f.signatures if f.sig_status.get(s.digest) == "known"}
     for d in f.divergences:
-        if d["kind"] in PLAN_KINDS and d.get("device") == p.get("device"):
+        if explains_runtime(d["kind"], d.get("details", "")) and d.get("device") == p.get("device"):
             if (d["kind"], stage_kind(d["stage"])) not in known:
                 return d
     return None

@@ -33,7 +33,7 @@ from fuzz.backends.exir.edge_run import run_edge
 from fuzz.backends.exir.emulate import explained
 from fuzz.backends.exir.graph import PlannedTensor
 from fuzz.backends.exir.interpret import interpret
-from fuzz.backends.exir.kinds import PLAN_KINDS
+from fuzz.backends.exir.kinds import explains_runtime
 from fuzz.backends.exir.mapping import map_planned, mapping_counts
 from fuzz.backends.exir.oracles import aliasing as exir_aliasing
 from fuzz.backends.exir.oracles import emission as exir_emission
@@ -348,7 +348,7 @@ class LaneRun:
         """Say which plan divergences the program has before the runtime runs a call (again
         when a call added one): a process the runtime kills reports nothing, and its death
         is theirs (fuzz/campaign/causes.py, rule (g); fuzz.campaign.triage reads them)."""
-        plan = [d for d in self.report.divergences if d.kind in PLAN_KINDS]
+        plan = [d for d in self.report.divergences if explains_runtime(d.kind, d.details)]
         if len(plan) == self.plan_announced:
             return
         self.plan_announced = len(plan)

@@ -47,3 +47,12 @@ register_kinds("exir", KINDS)
 # symptom of the same program (a wrong value, a crash, a death) is theirs
 # (fuzz/campaign/causes.py, rule (g)).
 PLAN_KINDS = ("exir.overlap", "exir.under-allocation", "exir.emission")
+# ... and an out variant whose out= argument is not the buffer planned for that output
+# (exir.aliasing rule S3, fuzz/backends/exir/oracles/aliasing.py): the kernel writes one
+# output into another's buffer, whatever it then computes.
+OUT_VARIANT = "S3 out-variant"
+
+
+def explains_runtime(kind: str, details: str) -> bool:
+    """Whether a divergence says the lowered program itself is wrong (rule (g))."""
+    return kind in PLAN_KINDS or (kind == "exir.aliasing" and details.startswith(OUT_VARIANT))

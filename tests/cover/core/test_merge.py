@@ -861,3 +861,24 @@ def test_overlaps_that_share_fewer_bytes_than_an_element_are_one_figure(tmp_path
     assert whole.status == "new"
     merged = one if one.status == "merged" else other
     assert merged.merge_reason == "the same wrong figure (sharing 1 byte)"
+
+
+def test_out_buffers_passed_wrong_explain_the_kernels_symptoms(tmp_path):
+    """A lowering that passes a multi-output kernel its out= buffers swapped shows as a
+    dtype check failing in topk in one program and wrong values after sort in another;
+    each program's alias-structure check says an out variant does not write its planned
+    buffer (S3 out-variant), and that explains both: one bug. An S3 in-place divergence
+    (a planner choice the runtime may leave) explains nothing."""
+
+    def finding(kind, name, source, rule):
+        s3 = _div("exir.aliasing", "alias-structure", f"exir.aliasing@{name}", inputs=[])
+        s3["details"] = f"{rule}: <top>/aten_{name} does not share alloc_3's storage"
+        d = _div(kind, "call[0]", f"{kind}@call#{name}", inputs=[], at=name, ops=[name])
+        return _finding(d["bucket"], source, d, s3)
+
+    topk = finding("exir.crash", "topk", AMAX, "S3 out-variant")
+    sort = finding("exir.runtime-result", "sort", NONZERO, "S3 out-variant")
+    inplace = finding("exir.runtime-result", "add_", NONZERO_SUM, "S3 in-place")
+    _triage(tmp_path, [topk, sort, inplace])
+    assert sorted(f.status for f in (topk, sort)) == ["merged", "new"]
+    assert inplace.status == "new"

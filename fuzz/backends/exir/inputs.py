@@ -20,6 +20,7 @@ no storage (most calls); the others are run again on their copies.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -124,3 +125,31 @@ def lane_reference(
             out.append(dataclasses.replace(record, reference64=float64_call(program, copies)))
             rerun += 1
     return fed, out, rerun
+
+
+@dataclasses.dataclass
+class LaneInputs:
+    """What an ExecuTorch lane (EXIR, XNNPACK) exports for, feeds and compares with."""
+
+    host: list[tuple]  # CPU copies of the calls, layout and aliasing as given
+    fed: list[tuple]  # independent contiguous copies: exported for, run
+    eager: list[CallRecord]  # eager on `fed`
+    dims: dict[int, dict[int, tuple[int, int]]]  # the dynamic dims and their ranges
+    example: int  # the call the program is exported with
+
+
+def lane_inputs(
+    case: Case, calls: Sequence[tuple], reference: Sequence[CallRecord], report: Any
+) -> LaneInputs:
+    """The lane's inputs for `calls` (the case runner's `reference` reused where the calls
+    are already independent), counted in `report` (counters "reference-rerun",
+    timings "lane-inputs", details "example_call")."""
+    t = time.perf_counter()
+    host = [copy_args(c, "cpu") for c in calls]
+    fed, eager, rerun = lane_reference(case.program, host, reference)
+    dims = derive_dims(case, host)
+    example = pick_example(host, dims)
+    report.counters["reference-rerun"] += rerun
+    report.timings["lane-inputs"] += time.perf_counter() - t
+    report.details["example_call"] = example
+    return LaneInputs(host, fed, eager, dims, example)

@@ -75,13 +75,12 @@ import torch
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.checks import Calls, LaneRun, Settings
-from fuzz.backends.exir.inputs import derive_dims, lane_reference, pick_example
+from fuzz.backends.exir.inputs import lane_inputs
 from fuzz.backends.exir.oracles.overlap import short_lifetimes, views_exceeding_base
 from fuzz.case import Case
 from fuzz.divergence import Divergence
 from fuzz.facts import announce, graph_ops, size_tags
 from fuzz.observe import CallRecord
-from fuzz.tensors import copy_args
 
 VARIANCE_POINTS = ("repeat", "after-asserts", "before-planning")
 ALGOS = ("greedy", "naive")
@@ -127,15 +126,9 @@ class ExirLane:
         self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
     ) -> LaneReport:
         report = LaneReport(self.name, device)
-        t = time.perf_counter()
-        host = [copy_args(c, "cpu") for c in calls]
-        fed, eager, rerun = lane_reference(case.program, host, reference)
-        report.counters["reference-rerun"] += rerun
-        lane_calls = Calls(host, fed, list(reference), eager, case.program)
-        dims = derive_dims(case, host)
-        example = pick_example(host, dims)
-        report.timings["lane-inputs"] += time.perf_counter() - t
-        report.details["example_call"] = example
+        inputs = lane_inputs(case, calls, reference, report)
+        host, eager, dims, example = inputs.host, inputs.eager, inputs.dims, inputs.example
+        lane_calls = Calls(host, inputs.fed, list(reference), eager, case.program)
         try:
             b = pipeline.build(case.program, host[example], dims)
         except pipeline.ExportRefused as e:

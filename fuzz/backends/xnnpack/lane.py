@@ -38,7 +38,7 @@ import torch
 import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
-from fuzz.backends.exir.inputs import derive_dims, lane_reference, pick_example
+from fuzz.backends.exir.inputs import lane_inputs
 from fuzz.backends.exir.runtime import LoadedProgram, run_on_runtime
 from fuzz.case import Case
 from fuzz.divergence import Divergence
@@ -46,7 +46,6 @@ from fuzz.facts import announce, graph_ops, size_tags
 from fuzz.native_stack import install as install_native_stack
 from fuzz.observe import CallRecord
 from fuzz.oracles.results import compare_results
-from fuzz.tensors import copy_args
 
 LOWER = "to_edge_transform_and_lower"
 
@@ -63,14 +62,9 @@ class XnnpackLane:
         self, case: Case, calls: list[tuple], reference: list[CallRecord], device: str
     ) -> LaneReport:
         report = LaneReport(self.name, device)
-        t = time.perf_counter()
-        host = [copy_args(c, "cpu") for c in calls]
-        fed, eager, rerun = lane_reference(case.program, host, reference)
-        report.counters["reference-rerun"] += rerun
-        dims = derive_dims(case, host)
-        example = pick_example(host, dims)
-        report.details["example_call"] = example
-        report.timings["lane-inputs"] += time.perf_counter() - t
+        inputs = lane_inputs(case, calls, reference, report)
+        host, fed, eager = inputs.host, inputs.fed, inputs.eager
+        dims, example = inputs.dims, inputs.example
 
         t = time.perf_counter()
         try:

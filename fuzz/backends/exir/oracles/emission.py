@@ -17,7 +17,7 @@ and the node's size lists with the call's, by the operator's schema. Item by ite
 of the graph must be an `Int` of that value that no instruction writes; a size the graph
 computes must be a value some instruction writes. Pure: reads the emitted program and
 the planned graph module. Programs it cannot pair (control flow, delegates, a call with
-no node of its op) are counted, not judged: `emission-unpaired`.
+that pairs with no node) are counted, not judged: `emission-unpaired`.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ lists have the call's item counts: a view of a constant is folded and emits no c
 and the node's size lists with the call's, by the operator's schema. Item by item: a constant
 of the graph must be an `Int` of that value that no instruction writes; a size the graph
 computes must be a value some instruction writes. Pure: reads the emitted program and
-the planned graph module. Programs it cannot pair (control flow, delegates, a call with
-that pairs with no node) are counted, not judged: `emission-unpaired`.
+the planned graph module. Programs it cannot pair (control flow, delegates, a call that
+pairs with no node) are counted, not judged: `emission-unpaired`.
 """
 
 from __future__ import annotations

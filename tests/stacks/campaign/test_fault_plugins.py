@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from fuzz.backends.registry import LANE_NAMES
 from fuzz.procs import child_env
 from tests.faults import FAULTS
 
@@ -268,7 +269,7 @@ def test_every_fault_has_a_case_and_a_module():
     for name, (module, lane, what, where) in FAULTS.items():
         assert module == f"tests.faults.{name}"
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file()
-        assert lane == CASES[name][0] and lane in ("exir", "thunder")
+        assert lane == CASES[name][0] and lane in LANE_NAMES
         assert what and where
 
 

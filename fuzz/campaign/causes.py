@@ -80,7 +80,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fuzz.backends.exir.kinds import OUT_VARIANT, explains_runtime
+from fuzz.backends.exir.kinds import explains_runtime
 from fuzz.buckets import discriminator, node_op
 from fuzz.campaign.findings import Finding
 from fuzz.divergence import stage_kind
@@ -159,7 +159,7 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
         return None
     if d["kind"] == "exir.emission":  # the emitter writes size lists wrong, whichever op's
         return (d["kind"], "size list")
-    if d["kind"] == "exir.aliasing" and d.get("details", "").startswith(OUT_VARIANT):
+    if d["kind"] == "exir.aliasing" and explains_runtime(d["kind"], d.get("details", "")):
         return (d["kind"], "out= buffers not the planned ones")
     if d["kind"] == "exir.overlap" and "lifetime-short" in (
         (data.get("facts") or {}).get("plan") or ()
@@ -243,9 +243,9 @@ RUNTIME_SYMPTOMS = ("exir.runtime-result", "exir.crash", "exir.unchecked-contrac
 
 def plan_explains(f: Finding) -> dict[str, Any] | None:
     """Rule (g): for a finding whose divergence is an EXIR runtime symptom at a call (or a
-    death: stage "process"), the
-    plan divergence of its program that explains it (the first exir.overlap or
-    exir.under-allocation on its device that is not a registered bug); None otherwise."""
+    death: stage "process"), the divergence of its program that explains it (the first on
+    its device that fuzz.backends.exir.kinds.explains_runtime accepts and that is not a
+    registered bug); None otherwise."""
     p = primary(f)
     at_call = _call_index(p.get("stage", "")) is not None or p.get("stage") == "process"
     if p["kind"] not in RUNTIME_SYMPTOMS or not at_call:

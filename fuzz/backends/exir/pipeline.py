@@ -255,6 +255,13 @@ def to_executorch(edge, algo: str = "greedy", probe: Any = None):
 
 # to_executorch errors that state a documented limitation, not a miscompilation.
 _UNSUPPORTED = ("Missing out variants", "Unsupported control flow operator")
+
+
+def is_unsupported(error: BaseException) -> bool:
+    """to_executorch refused the program for a documented limitation (a skip)."""
+    return any(m in str(error) for m in _UNSUPPORTED)
+
+
 _BOUND_ERRORS = (
     "Cannot evaluate a finite upper bound",
     "Cannot evaluate the shape upper bound",
@@ -361,7 +368,7 @@ def build(
         result.et = to_executorch(edge, "greedy", result.probe)
         result.buffer = result.et.buffer
     except Exception as e:
-        if any(m in str(e) for m in _UNSUPPORTED):
+        if is_unsupported(e):
             raise Unsupported(f"to_executorch: {str(e).strip()[:300]}") from e
         result.error = e
     result.timings["to_executorch"] = time.perf_counter() - t

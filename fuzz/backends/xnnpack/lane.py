@@ -101,7 +101,7 @@ class XnnpackLane:
                 warnings.simplefilter("ignore")
                 et = edge.to_executorch()
         except Exception as e:
-            if any(m in str(e) for m in ("Missing out variants", "Unsupported control flow")):
+            if pipeline.is_unsupported(e):
                 report.skipped = f"unsupported: to_executorch: {str(e).strip()[:300]}"
                 report.counters["unsupported-skip"] += 1
             else:

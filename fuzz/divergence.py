@@ -28,6 +28,7 @@ BUILT_IN_KINDS_MODULES = {
     "thunder": "fuzz.backends.thunder.kinds",
     "exir": "fuzz.backends.exir.kinds",
     "xnnpack": "fuzz.backends.xnnpack.kinds",
+    "thunderfx": "fuzz.backends.thunderfx.kinds",
 }
 
 # lane -> {kind: meaning}; the built-in lanes' entries come first whatever imports first.

@@ -69,7 +69,7 @@ def install_speedups(lanes: Sequence[str]) -> dict:
     """Install the speedups of `lanes` the switch names now (the lanes would at their
     first program), so that what is recorded is what runs; returns fuzz.speedups.state().
     A lane whose stack does not import installs nothing (lane_unavailable says why)."""
-    for lane in lanes:
+    for lane in dict.fromkeys(speedups.SPEEDUPS_OF.get(lane, lane) for lane in lanes):
         name = speedups.MODULES.get(lane)  # a plugin's lane: none
         if name is None or not speedups.enabled(lane):
             continue
@@ -85,8 +85,9 @@ def install_compat(lanes: Sequence[str]) -> dict:
     """Install the compat shims of `lanes` now (the lanes would when they import their
     stack; not switchable), so that what is recorded is what runs; returns
     fuzz.speedups.compat_state()."""
-    for name in filter(None, map(speedups.COMPAT.get, lanes)):
-        importlib.import_module(name).SHIM.install()
+    for lane in lanes:
+        for name in speedups.COMPAT.get(lane, ()):
+            importlib.import_module(name).SHIM.install()
     return speedups.compat_state()
 
 

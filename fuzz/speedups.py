@@ -44,12 +44,17 @@ VALUES = ("on", "off")  # or lane names (MODULES), comma-separated
 RECORDED_KINDS = ("compat", "harness", "fault", "repair")
 
 # The modules holding each lane's speedups (a PatchSet named after the lane, kind
-# "speedup") and its compat shim (kind "compat"), imported by fuzz.prepare.
+# "speedup") and its compat shims (kind "compat"), imported by fuzz.prepare.
 MODULES = {
     "thunder": "fuzz.backends.thunder.speedups",
     "exir": "fuzz.backends.exir.speedups",
 }
-COMPAT = {"thunder": "fixes.compat_thunder_named_tensor"}
+# Lanes that run another lane's stack, and so its speedups (the ThunderFX lane's Thunder).
+SPEEDUPS_OF = {"thunderfx": "thunder"}
+COMPAT = {
+    "thunder": ("fixes.compat_thunder_named_tensor",),
+    "thunderfx": ("fixes.compat_thunder_named_tensor", "fixes.compat_thunderfx_lazy_submodules"),
+}
 
 
 class SpeedupsError(FuzzError, ValueError):

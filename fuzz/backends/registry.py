@@ -29,6 +29,7 @@ _LANES = {
     "thunder": ("fuzz.backends.thunder", "ThunderLane"),
     "exir": ("fuzz.backends.exir", "ExirLane"),
     "xnnpack": ("fuzz.backends.xnnpack", "XnnpackLane"),
+    "thunderfx": ("fuzz.backends.thunderfx", "ThunderFXLane"),
 }
 LANE_NAMES = tuple(_LANES)
 DEVICES = ("cpu", "cuda")

@@ -106,6 +106,7 @@ RESULT_KIND = {
     "exir": "exir.runtime-result",
     "exir-edge": "exir.edge-result",
     "xnnpack": "xnnpack.runtime-result",
+    "thunderfx": "thunderfx.wrong-result",
 }
 # The kind a lane raising where eager returned is filed under, when not `<lane>.crash`:
 # the edge program raising is a wrong result of the lowering (no process died, no
@@ -154,6 +155,7 @@ _WHO = {
     "exir": "the runtime",
     "exir-edge": "the edge program",
     "xnnpack": "the runtime (XNNPACK delegate)",
+    "thunderfx": "thunderfx",
 }
 
 

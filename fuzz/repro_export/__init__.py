@@ -58,8 +58,20 @@ def _device(case) -> tuple[str, str]:
     return device, device if device == "cpu" or _cuda_available() else "cpu"
 
 
+# The lanes a repro script can be written for (the ThunderFX lane's cases are not yet:
+# its scripts would need the compat shim of fixes/compat_thunderfx_lazy_submodules.py).
+SCRIPTED_LANES = ("thunder", "exir", "xnnpack")
+
+
 def _lanes(case) -> tuple[str, ...]:
-    return tuple(case.lanes or ("thunder", "exir"))
+    lanes = tuple(case.lanes or ("thunder", "exir"))
+    scripted = tuple(lane for lane in lanes if lane in SCRIPTED_LANES)
+    if not scripted:
+        raise ValueError(
+            f"{case.where}: no repro script can be written for lane(s) {', '.join(lanes)} "
+            f"(scripted lanes: {', '.join(SCRIPTED_LANES)})"
+        )
+    return scripted
 
 
 def export_case(path: str | Path, out: str | Path, run: bool = True) -> Exported:

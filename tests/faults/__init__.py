@@ -84,6 +84,13 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "the XNNPACK delegate serializes sub's operands crossed: a delegated a - b runs as b - a",
         "executorch/backends/xnnpack/operators/op_sub.py: SubVisitor.define_node",
     ),
+    "dynamo_lower_bound_guard": (
+        "tests.faults.dynamo_lower_bound_guard",
+        "thunderfx",
+        "Dynamo's shape guards lose each size's lower bound: a graph compiled for larger "
+        "sizes (or sizes >= 2) serves a smaller call",
+        "torch/fx/experimental/symbolic_shapes.py: ShapeEnv.produce_guards_verbose",
+    ),
     "recorder_forget_eq": (
         "tests.faults.recorder_forget_eq",
         "thunder",

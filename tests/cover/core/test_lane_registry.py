@@ -181,3 +181,24 @@ def test_the_xnnpack_lane_draws_the_exir_lanes_programs_and_calls():
     assert {"xnnpack.crash", "xnnpack.runtime-result"} <= set(KINDS)
     assert ops.for_lanes(["xnnpack"]) == ops.for_lanes(["exir"])
     assert PLAN_STYLES["xnnpack"] == PLAN_STYLES["exir"]
+
+
+def test_the_thunderfx_lane_draws_the_thunder_lanes_programs_and_calls():
+    """The ThunderFX lane is Thunder under Dynamo: its programs use the Thunder lane's op
+    set and its calls flip sizes to 1 as the Thunder lane's do (Dynamo's 0/1
+    specialization is one of its guards); it runs both Thunder compat shims and Thunder's
+    speedups."""
+    from fuzz import ops, speedups
+    from fuzz.calls import PLAN_STYLES
+
+    assert "thunderfx" in registry.LANE_NAMES
+    assert {
+        "thunderfx.crash",
+        "thunderfx.wrong-result",
+        "thunderfx.unsound-hit",
+        "thunderfx.aliasing",
+    } <= set(KINDS)
+    assert ops.for_lanes(["thunderfx"]) == ops.for_lanes(["thunder"])
+    assert PLAN_STYLES["thunderfx"] == PLAN_STYLES["thunder"]
+    assert set(speedups.COMPAT["thunder"]) < set(speedups.COMPAT["thunderfx"])
+    assert speedups.SPEEDUPS_OF["thunderfx"] == "thunder"

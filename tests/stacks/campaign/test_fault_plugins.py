@@ -213,6 +213,19 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "xnnpack.runtime-result",
     ),
+    "dynamo_lower_bound_guard": (
+        "thunderfx",
+        """
+        def program(x):
+            if x.shape[0] > 3:
+                return (x * 2.0,)
+            return (x + 1.0,)
+
+        def calls():
+            return [(torch.randn(5, 3),), (torch.randn(2, 3),)]
+        """,
+        "thunderfx.unsound-hit",
+    ),
     "emitter_int_list_order": (
         "exir",
         """

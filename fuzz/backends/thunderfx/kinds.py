@@ -1,0 +1,23 @@
+"""The ThunderFX lane's divergence kinds (data only, torch-free: see
+fuzz/backends/exir/kinds.py for why a lane's kinds live apart from the lane)."""
+
+from __future__ import annotations
+
+from fuzz.divergence import register_kinds
+
+# torch.compile(program, backend=ThunderCompiler(), dynamic=True) over the call sequence
+KINDS = {
+    "thunderfx.wrong-result": "a call's outputs, dtypes, shapes or exception differ from eager",
+    "thunderfx.unsound-hit": (
+        "a call that reused a compiled graph (no recompile) differs from eager, and a fresh "
+        "compile of the same call agrees with eager"
+    ),
+    "thunderfx.aliasing": (
+        "outputs alias inputs or each other differently from eager, or input mutations differ"
+    ),
+    "thunderfx.crash": (
+        "compiling or running the call raised (or its process died) where eager did not"
+    ),
+}
+
+register_kinds("thunderfx", KINDS)

@@ -1,0 +1,129 @@
+"""The ThunderFX lane (fuzz/backends/thunderfx): Dynamo's cache in front of Thunder.
+
+Ground truth: a program with a shape branch and a size-1 call compiles one graph per
+guard class and reuses it for the others, and agrees with eager; with the fault plugin
+tests/faults/dynamo_lower_bound_guard.py (Dynamo's size guards lose their lower bounds)
+the graph compiled for the large branch serves the small calls: an unsound hit, since a fresh
+compile of that call is right; with a Thunder fault every call is wrong, the reused ones
+too, and that is a wrong result, not the cache's. Without the compat shim, ThunderFX
+cannot compile `x * 2` on torch 2.13 (the registered interpreter bug,
+corpus/thunder_interpreter_star_args_iterable.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import pytest
+import torch
+
+from fuzz.case import case_from_source
+from fuzz.case_runner import run_case
+
+BRANCH = """
+import torch
+
+
+def program(x, y):
+    z = x + y
+    if x.shape[0] > 3:
+        return (z.sum(0) * 2.0,)
+    return (z * 3.0,)
+
+
+def calls():
+    y = torch.randn(3)
+    return [
+        (torch.randn(5, 3), y),
+        (torch.randn(6, 3), y),
+        (torch.randn(2, 3), y),
+        (torch.randn(3, 3), y),
+        (torch.randn(1, 3), y),
+    ]
+
+
+LANES = ("thunderfx",)
+"""
+
+FLIP = """
+import torch
+
+
+def program(x):
+    return (torch.flip(x, (0, 1)) * 2.0,)
+
+
+def calls():
+    return [(torch.randn(3, 1),), (torch.randn(4, 1),)]
+
+
+LANES = ("thunderfx",)
+"""
+
+
+def _report(source: str, name: str = "case"):
+    (report,) = run_case(case_from_source(source, name), lanes=("thunderfx",)).reports
+    return report
+
+
+def _with_fault(name: str, source: str):
+    fault = importlib.import_module(f"tests.faults.{name}")
+    fault.install()
+    try:
+        return _report(source)
+    finally:
+        fault.uninstall()
+
+
+def test_a_graph_per_guard_class_reused_inside_it():
+    report = _report(BRANCH)
+    assert report.skipped is None and report.divergences == []
+    c = report.counters
+    assert c["calls-checked"] == 5
+    # 5 -> large branch; 6 reuses it; 2 -> small branch; 3 reuses it; 1 -> size 1
+    assert (c["compiled"], c["reused"], c["recompiles"]) == (3, 2, 2)
+    assert report.details["graphs"] == 3
+    assert {"add", "mul", "sum"} <= set(report.details["ops"])
+
+
+def test_a_lost_guard_is_an_unsound_hit():
+    report = _with_fault("dynamo_lower_bound_guard", BRANCH)
+    hits = [d for d in report.divergences if d.kind == "thunderfx.unsound-hit"]
+    # sizes 2, 3 and 1 all served by the graph compiled for sizes > 3
+    assert [d.stage for d in hits] == ["call[2]", "call[3]", "call[4]"]
+    assert hits[0].data["cache_hit"] is True
+    assert "a fresh compile of the same call agrees with eager" in hits[0].details
+
+
+def test_a_wrong_lowering_is_a_wrong_result_on_reused_calls_too():
+    report = _with_fault("thunder_flip_size1", FLIP)
+    assert {(d.kind, d.stage, d.data["cache_hit"]) for d in report.divergences} == {
+        ("thunderfx.wrong-result", "call[0]", False),
+        ("thunderfx.wrong-result", "call[1]", True),
+    }
+
+
+def test_thunderfx_needs_the_shim_on_this_torch():
+    from fixes.compat_thunderfx_lazy_submodules import SHIM
+    from fuzz.backends.thunder.lane import _thunder
+
+    _thunder()
+    from thunder.dynamo import thunderfx
+
+    SHIM.uninstall()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if torch.__version__ < "2.13":
+                pytest.skip("split submodules are plain GraphModules before torch 2.13")
+            with pytest.raises(Exception, match="object of type 'generator' has no len"):
+                thunderfx(lambda x: x * 2)(torch.ones(3))
+    finally:
+        torch._dynamo.reset()
+        SHIM.install()
+    assert SHIM.is_installed()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert torch.equal(thunderfx(lambda x: x * 2)(torch.ones(3)), torch.full((3,), 2.0))
+    torch._dynamo.reset()

@@ -32,9 +32,9 @@ def calls():
     return [(torch.randn(3, 5),), (torch.randn(6, 4),)]
 
 
-LANES = ("exir",)
+LANES = ("exir", "xnnpack")  # the XNNPACK lane runs the same to_edge (its "to_edge" stage)
 DIMS = {"x": {0: (2, 8), 1: (2, 8)}}
-EXPECT = ("exir.crash",)
+EXPECT = ("exir.crash", "xnnpack.crash")
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py).
 MATCHES = (

@@ -76,10 +76,23 @@ class _Catalogue(Mapping[str, str]):
 KINDS: Mapping[str, str] = _Catalogue()
 
 
-def register_kinds(lane: str, kinds: Mapping[str, str]) -> None:
+# kind -> the kind of another lane that runs the same stack code for it (fuzz.known).
+_SAME_BUGS_AS: dict[str, str] = {}
+
+
+def register_kinds(
+    lane: str, kinds: Mapping[str, str], same_bugs_as: Mapping[str, str] | None = None
+) -> None:
     """Add lane `lane`'s kinds ({"<lane>.<what>": meaning}) to KINDS: the one way a lane,
     built-in or a plugin's, declares them. A kind of another lane, or a known kind with
-    another meaning, raises ValueError (nothing is added)."""
+    another meaning, raises ValueError (nothing is added).
+
+    `same_bugs_as` ({"<lane>.<what>": "<other lane>.<what>"}) is for a lane that runs
+    another lane's stack for part of its work (the XNNPACK lane's export, `to_edge` and
+    portable kernels are the EXIR lane's; the ThunderFX lane's partitions are
+    `thunder.jit`'s): a divergence of such a kind is also matched by the registry patterns
+    of the other kind, at the same stage with the same details and facts, so a registered
+    bug of the shared code is known on both lanes (fuzz.known)."""
     _load_built_in_kinds()  # a clash with a built-in kind shows now, not at its first read
     known = _BY_LANE.get(lane, {})
     for kind, meaning in kinds.items():
@@ -87,7 +100,17 @@ def register_kinds(lane: str, kinds: Mapping[str, str]) -> None:
             raise ValueError(f"kind {kind!r} of lane {lane!r} must be named '{lane}.<what>'")
         if known.get(kind, meaning) != meaning:
             raise ValueError(f"kind {kind!r} is already registered as {known[kind]!r}")
+    for kind, other in (same_bugs_as or {}).items():
+        if kind not in kinds or lane_of(other) == lane:
+            raise ValueError(f"same_bugs_as: {kind!r} -> {other!r} is not one of this lane's kinds")
     _BY_LANE.setdefault(lane, {}).update(kinds)
+    _SAME_BUGS_AS.update(same_bugs_as or {})
+
+
+def pattern_kinds(kind: str) -> tuple[str, ...]:
+    """`kind`, then the kind of the lane whose registered patterns also recognise it."""
+    _load_built_in_kinds()
+    return (kind, _SAME_BUGS_AS[kind]) if kind in _SAME_BUGS_AS else (kind,)
 
 
 def unregister_kinds(lane: str) -> None:

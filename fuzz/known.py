@@ -4,7 +4,11 @@ A corpus case that documents a bug states in `MATCHES` what identifies that bug 
 divergence of *any* program, as a tuple of patterns. A divergence matches a pattern when
 every field the pattern gives matches:
 
-    kind     the divergence kind; `*` and `?` are wildcards ("exir.crash", "thunder.*")
+    kind     the divergence kind; `*` and `?` are wildcards ("exir.crash", "thunder.*").
+             A lane that runs another lane's stack declares which of its kinds that
+             lane's patterns also match (fuzz.divergence.register_kinds `same_bugs_as`):
+             "exir.crash" matches an `xnnpack.crash` too, at the same stage, details and
+             facts
     stage    the stage kind (call index dropped, probe kept: "call", "contract[upper]",
              "pipeline-variance[repeat]"); `*` and `?` are wildcards, brackets are
              literal; default "*"
@@ -44,7 +48,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fuzz.divergence import KINDS, stage_kind
+from fuzz.divergence import KINDS, pattern_kinds, stage_kind
 from fuzz.errors import FuzzError
 
 FIELDS = ("kind", "stage", "details", "source", "data", "facts")
@@ -95,7 +99,7 @@ class BugPattern:
     def matches(self, divergence: Mapping[str, Any], source: str = "") -> bool:
         """Whether `divergence` (a Divergence.to_json() dict) of a program with `source`
         shows this bug."""
-        if not glob(divergence["kind"], self.kind):
+        if not any(glob(kind, self.kind) for kind in pattern_kinds(divergence["kind"])):
             return False
         if not glob(stage_kind(divergence["stage"]), self.stage):
             return False

@@ -20,4 +20,12 @@ KINDS = {
     ),
 }
 
-register_kinds("thunderfx", KINDS)
+# The Thunder partitions run `thunder.jit` (its default cache): a registered Thunder bug
+# shows here with the same details and facts. Unsound hits are another cache's: not mapped.
+SAME_BUGS_AS = {
+    "thunderfx.crash": "thunder.crash",
+    "thunderfx.wrong-result": "thunder.wrong-result",
+    "thunderfx.aliasing": "thunder.aliasing",
+}
+
+register_kinds("thunderfx", KINDS, SAME_BUGS_AS)

@@ -15,8 +15,11 @@ calls vary the dynamic sizes inside their bounds, which is where XNNPACK's resiz
 
 Oracles: the outputs and the mutated inputs against eager (fuzz.oracles.results, the same
 tolerances and float64 referee as the other lanes); the lowering or the runtime raising
-where eager did not is `xnnpack.crash` (at `to_edge_transform_and_lower`,
-`to_executorch`, `runtime-load` or the call). Refusals are skips, as on the EXIR lane:
+where eager did not is `xnnpack.crash` (at `to_edge` when the edge conversion inside
+`to_edge_transform_and_lower` raised, at `to_edge_transform_and_lower` when partitioning
+or lowering did, at `to_executorch`, `runtime-load` or the call). A program with an
+operator the runtime has no kernel for is a counted skip (`runtime-kernel-missing`); our
+`fuzz::` kernels are loaded first, as on the EXIR lane. Refusals are skips, as on the EXIR lane:
 export refusing the program, operators outside the edge dialect, missing out variants.
 
 Facts: facts "ops" holds the ops left to the portable kernels as the EXIR lane names them,
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import time
+import traceback
 import warnings
 from typing import Any, ClassVar
 
@@ -39,7 +43,7 @@ import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.inputs import lane_inputs
-from fuzz.backends.exir.runtime import LoadedProgram, run_on_runtime
+from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
 from fuzz.case import Case
 from fuzz.divergence import Divergence
 from fuzz.facts import announce, graph_ops, size_tags
@@ -90,7 +94,7 @@ class XnnpackLane:
             return report
         except Exception as e:
             report.details["ops"] = graph_ops([ep.graph_module])
-            self._crash(report, LOWER, e, device)
+            self._crash(report, lowering_stage(e), e, device)
             return report
         report.timings[LOWER] += time.perf_counter() - t
         delegated_facts(edge.exported_program(), report)
@@ -109,6 +113,13 @@ class XnnpackLane:
             return report
         report.timings["to_executorch"] += time.perf_counter() - t
 
+        # Our fuzz:: kernels are loaded here, as on the EXIR lane; an operator the runtime
+        # has no kernel for fails the load (OperatorMissing): a skip, not the stack's crash.
+        missing = missing_kernels(et.exported_program().graph_module)
+        if missing:
+            report.skipped = f"no runtime kernel for {missing}"
+            report.counters["runtime-kernel-missing"] += 1
+            return report
         if install_native_stack():
             report.counters["native-stack-unavailable"] += 1
         announce({"ops": report.details["ops"], "sizes": size_tags(host), "during": "calls"})
@@ -166,6 +177,14 @@ def lower_with_xnnpack(ep: torch.export.ExportedProgram) -> Any:
             )
     except SpecViolationError as e:
         raise pipeline.Unsupported(f"edge dialect: {str(e).strip()[:300]}") from e
+
+
+def lowering_stage(e: BaseException) -> str:
+    """Where in `to_edge_transform_and_lower` `e` was raised: "to_edge" inside the edge
+    conversion it shares with `to_edge` (ExecuTorch's `_generate_edge_program`, before any
+    partitioner runs), else the lowering itself."""
+    frames = traceback.extract_tb(e.__traceback__)
+    return "to_edge" if any(f.name == "_generate_edge_program" for f in frames) else LOWER
 
 
 def delegated_facts(edge_ep: torch.export.ExportedProgram, report: LaneReport) -> None:

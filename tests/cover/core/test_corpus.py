@@ -289,6 +289,42 @@ def test_patterns_match_on_details_source_and_data():
     assert index.known_as(_d("exir.bound-loss", "plan-bounds", needed=4, planned=8), "") == []
 
 
+def test_a_lane_on_another_lanes_stack_is_matched_by_that_lanes_patterns_only_there():
+    """The XNNPACK lane runs EXIR's `to_edge` and the ThunderFX lane `thunder.jit`
+    (register_kinds `same_bugs_as`): their registered bugs are known on the other lane at
+    the same stage with the same details; another stage, or a kind not mapped (another
+    cache's unsound hits), is not."""
+    index = CorpusIndex()
+    index.add(
+        "corpus/edge.py",
+        PER_DIM_CASE.replace(
+            'MATCHES = ("exir.unchecked-contract@contract[upper]",)',
+            "MATCHES = ({'kind': 'exir.crash', 'stage': 'to_edge', 'details': 'AssertionError'},"
+            " {'kind': 'thunder.crash', 'details': 'has no len'},"
+            " {'kind': 'thunder.unsound-hit', 'details': 'stale'})",
+        ),
+    )
+    assert index.known_as(_d("xnnpack.crash", "to_edge", "AssertionError: "), "") == [
+        "corpus/edge.py"
+    ]
+    lowering = _d("xnnpack.crash", "to_edge_transform_and_lower", "AssertionError: ")
+    assert index.known_as(lowering, "") == []  # the delegate's own lowering: not EXIR's
+    assert index.known_as(_d("thunderfx.crash", "call[1]", "generator has no len()"), "") == [
+        "corpus/edge.py"
+    ]
+    assert index.known_as(_d("thunderfx.unsound-hit", "call[1]", "stale"), "") == []
+    assert index.known_as(_d("exir.crash", "to_edge", "KeyError"), "") == []
+
+
+def test_same_bugs_as_names_kinds_of_the_lane_and_of_another():
+    from fuzz.divergence import register_kinds
+
+    with pytest.raises(ValueError, match="same_bugs_as"):
+        register_kinds("plugin", {"plugin.crash": "x"}, {"plugin.other": "exir.crash"})
+    with pytest.raises(ValueError, match="same_bugs_as"):
+        register_kinds("plugin", {"plugin.crash": "x"}, {"plugin.crash": "plugin.crash"})
+
+
 def test_a_pattern_that_would_hide_a_whole_kind_is_a_case_error():
     for bad, why in (
         ('MATCHES = ("thunder.wrong-result@call",)', "would count every"),

@@ -97,9 +97,9 @@ import json, sys
 import fuzz.divergence as divergence
 FIRST = {first!r}
 calls, original = [], divergence.register_kinds
-def recording(lane, kinds):
+def recording(lane, kinds, same_bugs_as=None):
     calls.append([lane, dict(kinds), sys._getframe(1).f_globals["__name__"]])
-    original(lane, kinds)
+    original(lane, kinds, same_bugs_as)
 divergence.register_kinds = recording  # before anything binds the name
 if FIRST:
     __import__(FIRST)

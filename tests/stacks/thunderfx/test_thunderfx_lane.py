@@ -104,6 +104,42 @@ def test_a_wrong_lowering_is_a_wrong_result_on_reused_calls_too():
     }
 
 
+EMPTY_ARANGE = """
+import torch
+
+
+def program(x):
+    return (torch.index_select(x, 0, torch.arange(x.shape[0]) // 2),)
+
+
+def calls():
+    return [(torch.randn(3, 2),), (torch.randn(0, 2),)]
+
+
+LANES = ("thunderfx",)
+"""
+
+
+def test_a_registered_thunder_crash_in_a_partition_is_raised_and_known():
+    """Thunder's `arange(0)` bug (corpus/thunder_arange_empty_zero_dim.py) in a ThunderFX
+    partition: raised at once (the shim gives partitions Module's call, not FX's
+    error-formatting wrapper, which Thunder's interpreter took 83 s to run), and known
+    through the Thunder lane's pattern (same_bugs_as)."""
+    from pathlib import Path
+
+    from fuzz.corpus import CorpusIndex, DirectoryCorpus
+
+    index = CorpusIndex.of([DirectoryCorpus(Path(__file__).parents[3] / "corpus")])
+    case = case_from_source(EMPTY_ARANGE, "empty_arange")
+    (report,) = run_case(
+        case, lanes=("thunderfx",), known=lambda d: index.known_as(d.to_json(), case.source)
+    ).reports
+    (crash,) = report.divergences
+    assert (crash.kind, crash.stage) == ("thunderfx.crash", "call[1]")
+    assert "Attempting to index a 0-length dimension" in crash.details
+    assert [Path(n).stem for n in crash.data["known_as"]] == ["thunder_arange_empty_zero_dim"]
+
+
 def test_thunderfx_needs_the_shim_on_this_torch():
     from fixes.compat_thunderfx_lazy_submodules import SHIM
     from fuzz.backends.thunder.lane import _thunder

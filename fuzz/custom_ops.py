@@ -164,7 +164,10 @@ def bmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     float16 tensor times a 0-dim float32 one, which no fake kernel of promote_types says:
     the runtime kernel, which writes the planned dtype, would then disagree with eager.)"""
     dtype = torch.promote_types(a.dtype, b.dtype)
-    return a.to(dtype) * b.to(dtype)
+    # Contiguous, as its fake kernel says: `a * b` of transposed operands keeps their
+    # layout, and a compiler that trusts the fake strides (Inductor's size/stride asserts
+    # under torch.compile) would refuse the op's real output.
+    return (a.to(dtype) * b.to(dtype)).contiguous()
 
 
 @bmul.register_fake

@@ -58,9 +58,10 @@ def _device(case) -> tuple[str, str]:
     return device, device if device == "cpu" or _cuda_available() else "cpu"
 
 
-# The lanes a repro script can be written for (the ThunderFX lane's cases are not yet:
-# its scripts would need the compat shim of fixes/compat_thunderfx_lazy_submodules.py).
-SCRIPTED_LANES = ("thunder", "exir", "xnnpack")
+# The lanes a repro script can be written for (a ThunderFX script carries the workaround
+# of fixes/compat_thunderfx_lazy_submodules.py: fuzz/repro_export/thunder.py).
+SCRIPTED_LANES = ("thunder", "thunderfx", "exir", "xnnpack")
+THUNDER_LANES = ("thunder", "thunderfx")
 
 
 def _lanes(case) -> tuple[str, ...]:
@@ -100,7 +101,7 @@ def export_case(path: str | Path, out: str | Path, run: bool = True) -> Exported
             s = subject.analyse(case, lane, here, lane_kinds)
             s.device = device
             runner = ladder.Runner(folder, lane, execute=runs)
-            search = ladder.search_thunder if lane == "thunder" else ladder.search_exir
+            search = ladder.search_thunder if lane in THUNDER_LANES else ladder.search_exir
             candidate = search(s, runner)
             candidate.subject = s
             if found is None or (
@@ -114,7 +115,7 @@ def export_case(path: str | Path, out: str | Path, run: bool = True) -> Exported
     if device != "cpu" and not runs:
         found.run = None
     (folder / "repro.py").write_text(found.text)
-    what = thunder.WHAT if lane == "thunder" else exir.what(lane)
+    what = thunder.WHAT if lane in THUNDER_LANES else exir.what(lane)
     (folder / "ISSUE.md").write_text(issue.write_issue(case, meta, lane, found, what))
     outcome = found.outcome if runs else ("unavailable" if run else "not run")
     done = Exported(

@@ -23,6 +23,7 @@ PACKAGES = {
     "exir": ("torch", "executorch"),
     "xnnpack": ("torch", "executorch"),
     "thunder": ("torch", "lightning-thunder"),
+    "thunderfx": ("torch", "lightning-thunder"),
 }
 
 

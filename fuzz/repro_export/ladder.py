@@ -293,6 +293,10 @@ def thunder_checks(subject: Subject) -> tuple[str, ...]:
     if not kinds:
         return thunder_scripts.CHECKS
     out = []
+    if subject.lane == "thunderfx":  # its unsound hits are wrong values at a reused graph
+        kinds = {k.replace("thunderfx.", "thunder.") for k in kinds}
+        if kinds & {"thunder.unsound-hit"}:
+            kinds = (kinds - {"thunder.unsound-hit"}) | {"thunder.wrong-result"}
     if kinds & {"thunder.crash", "thunder.wrong-result", "thunder.aliasing"}:
         out.append("values")
     if "thunder.aliasing" in kinds:
@@ -308,11 +312,14 @@ def search_thunder(subject: Subject, runner: Runner) -> Found:
     probe = _probe(subject)
     if probe.call is not None and subject.checkable and probe.values != "calls":
         probe = Form(probe.call, "exact")
-    for stage in thunder_scripts.STAGES:
+    stages = thunder_scripts.STAGES_OF[subject.lane]
+    for stage in stages:
 
         def forms(k: int, stage: str = stage) -> list[Form]:
             before = tuple(c.index for c in subject.checkable if c.index < k)
             order = [(), before] if stage == "default" or "hit" not in checks else [before]
+            if stage == "thunderfx":  # an unsound hit needs the calls that compiled its graph
+                order = [before] if "thunderfx.unsound-hit" in subject.kinds else [(), before]
             if stage == "symbolic" and before:
                 order = [before, ()] if "hit" not in checks else [before]
             return _written(subject, k, list(dict.fromkeys(order)))[:4]
@@ -340,7 +347,7 @@ def search_thunder(subject: Subject, runner: Runner) -> Found:
             )
             if got:
                 return Found(stage, thunder_scripts.TRACKER, ("refuses",), *got, runner.tries)
-    script = w.script("symbolic", checks, probe)
+    script = w.script(stages[-1], checks, probe)
     return Found(
-        "symbolic", thunder_scripts.TRACKER, checks, probe, script, runner(script), runner.tries
+        stages[-1], thunder_scripts.TRACKER, checks, probe, script, runner(script), runner.tries
     )

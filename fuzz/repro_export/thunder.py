@@ -23,15 +23,41 @@ from fuzz.repro_export.subject import Subject
 
 TRACKER = "Lightning-AI/lightning-thunder"
 STAGES = ("default", "symbolic")
+# The ThunderFX lane's scripts: Thunder under torch.compile, as `thunderfx` builds it.
+STAGES_OF = {"thunder": STAGES, "thunderfx": ("thunderfx",)}
 CHECKS = ("values", "sharing", "hit")
 JIT = {
     "default": "thunder.jit(program{ex})",
     "symbolic": 'thunder.jit(program, cache="symbolic values"{ex})',
+    "thunderfx": "thunderfx(program, dynamic=True{ex})",
 }
 WHAT = {
     "default": "`thunder.jit` (its default cache)",
     "symbolic": '`thunder.jit(..., cache="symbolic values")`',
+    "thunderfx": "`thunderfx(..., dynamic=True)`, Thunder as the backend of `torch.compile`",
 }
+# ThunderFX on torch 2.13 fails on every graph without this (Thunder's interpreter runs FX's
+# lazy code generation: corpus/thunder_interpreter_star_args_iterable.py); the harness's
+# lane runs with the same workaround (fixes/compat_thunderfx_lazy_submodules.py).
+THUNDERFX_WORKAROUND = """import thunder.dynamo.compiler as thunderfx_compiler
+from thunder.dynamo import thunderfx
+
+# ThunderFX on torch 2.13: generate each split submodule's code before Thunder traces it
+# (else every graph fails: "object of type 'generator' has no len()")
+
+splitter = thunderfx_compiler._splitter
+
+
+def splitter_with_code(gm, thunder_jit, *args, **kwargs):
+    def jit(submodule, **options):
+        submodule.real_recompile() if hasattr(submodule, "real_recompile") else None
+        type(submodule).__call__ = torch.nn.Module.__call__
+        return thunder_jit(submodule, **options)
+
+    return splitter(gm, jit, *args, **kwargs)
+
+
+thunderfx_compiler._splitter = splitter_with_code"""
 
 
 class ThunderScripts:
@@ -47,6 +73,8 @@ class ThunderScripts:
     def script(self, stage: str, checks: tuple[str, ...], form: Form) -> Script:
         s = self.s
         script = Script(shim=THUNDER_SHIM).need("import torch", "import thunder")
+        if stage == "thunderfx":
+            script.add(THUNDERFX_WORKAROUND)  # imports thunder.dynamo after the shim
         inputs = Inputs(s, form.values)
         if any(op in THUNDER_REGISTERED for op in s.code.custom_ops):
             script.need("from thunder.executors.custom_op_ex import custom_op_ex")

@@ -12,7 +12,10 @@ lanes). Whether the call compiled a graph or reused one is read from the backend
 after which no new graph was compiled reused Dynamo's cache. A reused call that diverges
 from eager is compiled once more from scratch (a new private copy, a new backend); when
 that fresh compile agrees with eager, the divergence is the cache's: `thunderfx.
-unsound-hit`, one per call, its details the reused graph's divergence. Checking only the
+unsound-hit`, one per call, its details the reused graph's divergence. A reused call that
+raises an error an earlier call raised is not checked so: the graph fails the same way on
+every call (a fresh compile in this process need not, as Dynamo keeps state per process:
+a campaign's first "unsound hit" was a registered crash that way). Checking only the
 reused calls that diverge costs nothing on the others; a hit that is unsound but happens
 to compute the right values is not caught (the Thunder lane's trace comparison would).
 
@@ -137,6 +140,7 @@ class ThunderFXLane:
         t = report.timings
         compiled = Compiled(case.program, thunder)
         codes: list[str] = []  # the code of each graph compiled so far
+        raised: set[str] = set()  # the errors earlier calls raised
         try:
             for i, (args, expected) in enumerate(zip(calls, reference)):
                 stage = f"call[{i}]"
@@ -154,8 +158,12 @@ class ThunderFXLane:
                 codes += new
                 start = time.perf_counter()
                 found = self._compare(expected, record, stage, device)
-                if found and reused:
+                # A reused graph that raises what an earlier call raised fails the same way
+                # every time (its first run raised too): a crash, not the cache's.
+                if found and reused and record.error not in raised:
                     found = self._unsound_hit(case, thunder, args, expected, stage, device, found)
+                if record.error:
+                    raised.add(record.error)
                 t["oracles"] += time.perf_counter() - start
                 report.divergences += [
                     dataclasses.replace(d, data=d.data | {"cache_hit": reused}) for d in found

@@ -140,6 +140,35 @@ def test_a_registered_thunder_crash_in_a_partition_is_raised_and_known():
     assert [Path(n).stem for n in crash.data["known_as"]] == ["thunder_arange_empty_zero_dim"]
 
 
+SAME_CRASH = """
+import math
+
+import torch
+
+
+def program(x1, x2, x3):
+    return (x1 * math.exp(x2 / 4), x1 * math.sqrt(x3))
+
+
+def calls():
+    x = torch.randint(-4, 5, (1,))
+    return [(x, 2.0, 4), (x, 2.0, 4), (x, 2.0, 4.5), (x, 2.0, 4), (x, 2.0, 4)]
+
+
+LANES = ("thunderfx",)
+"""
+
+
+def test_a_reused_graph_that_fails_as_it_did_before_is_a_crash_not_an_unsound_hit():
+    """The 1,000-program campaign's one "unsound hit" (2026-12-07): the registered
+    math-of-float crash (corpus/thunder_thunderfx_math_of_float_input.py) at every call,
+    and at the reused calls after a float flip a fresh compile in the same process ran."""
+    report = _report(SAME_CRASH)
+    assert report.divergences
+    assert {d.kind for d in report.divergences} == {"thunderfx.crash"}
+    assert all("float() argument must be" in d.details for d in report.divergences)
+
+
 def test_thunderfx_needs_the_shim_on_this_torch():
     from fixes.compat_thunderfx_lazy_submodules import SHIM
     from fuzz.backends.thunder.lane import _thunder

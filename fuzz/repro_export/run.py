@@ -98,6 +98,14 @@ def clean_output(stdout: str, stderr: str, folder: Path | None = None) -> str:
     return text
 
 
+def _at_import(tb: list[str]) -> bool:
+    """Whether the script's own last frame in traceback `tb` is an import line."""
+    ours = [i for i, ln in enumerate(tb) if re.match(r'\s*File "(?:.*/)?repro\.py"', ln)]
+    if not ours or ours[-1] + 1 >= len(tb):
+        return False
+    return tb[ours[-1] + 1].strip().startswith(("import ", "from "))
+
+
 def classify(status: int, stdout: str, stderr: str, lane: str) -> str:
     if status == 0:
         return "ok"
@@ -110,6 +118,8 @@ def classify(status: int, stdout: str, stderr: str, lane: str) -> str:
     ours = bool(frames) and re.match(r'File "(?:.*/)?repro\.py"', frames[-1].lstrip()) is not None
     if _SCRIPT_ERRORS.match(error) and (ours or not frames):
         return "error"  # raised by the script's own line, not inside the stack
+    if _at_import(_traceback(stderr)):
+        return "error"  # the stack did not import: the script never ran the program
     everything = stderr + stdout
     logged = DECLINED_LOG[lane]
     declined = DECLINED[lane].search(error or everything) or (logged and logged.search(stderr))

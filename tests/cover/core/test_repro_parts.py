@@ -129,6 +129,16 @@ _TB = 'Traceback (most recent call last):\n  File "repro.py", line 3, in <module
             "reproduces",
         ),
         (1, _TB + "NotImplementedError: frobnicate\n", "thunder", "unsupported"),
+        # the stack failed to import (a shim placed after it): the program never ran
+        (
+            1,
+            _TB
+            + "    from thunder.dynamo import thunderfx\n"
+            + '  File "/x/site-packages/thunder/__init__.py", line 30, in <module>\n'
+            + "AttributeError: type object 'Tensor' has no attribute 'align_as'\n",
+            "thunderfx",
+            "error",
+        ),
         # "not supported" in an ExecuTorch lowering error is the bug, not a refusal
         (1, _TB + "RuntimeError: 0 in strides is not supported\n", "exir", "reproduces"),
         (

@@ -49,9 +49,9 @@ def calls():
     return [(torch.randn(3, 4),), (torch.randn(6, 6),), (torch.randn(2, 2),)]
 
 
-LANES = ("exir",)
+LANES = ("exir", "xnnpack")  # the XNNPACK lane runs the same to_edge
 DIMS = {"x": {0: (2, 6), 1: (2, 6)}}
-EXPECT = ("exir.under-allocation", "exir.crash")
+EXPECT = ("exir.under-allocation", "exir.crash", "xnnpack.crash")
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies this bug in a divergence of any program (fuzz/known.py): to_edge
 # specialized a declared dynamic dim (the lane's `specialized` fact) in a program with an

@@ -42,6 +42,7 @@ import torch
 import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.graph import static_sizes
 from fuzz.backends.exir.inputs import lane_inputs
 from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
 from fuzz.case import Case
@@ -87,7 +88,7 @@ class XnnpackLane:
 
         t = time.perf_counter()
         try:
-            edge = lower_with_xnnpack(ep)
+            edge = lower_with_xnnpack(ep, report)
         except pipeline.Unsupported as e:
             report.skipped = f"unsupported: {e}"
             report.counters["unsupported-skip"] += 1
@@ -162,21 +163,28 @@ class XnnpackLane:
         report.divergences.append(Divergence("xnnpack.crash", stage, what, device, {"error": what}))
 
 
-def lower_with_xnnpack(ep: torch.export.ExportedProgram) -> Any:
+def lower_with_xnnpack(ep: torch.export.ExportedProgram, report: LaneReport) -> Any:
     """`to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])` on a copy;
-    raises pipeline.Unsupported where the edge dialect refuses an operator."""
+    raises pipeline.Unsupported where the edge dialect refuses an operator. What the edge
+    conversion made static is recorded as on the EXIR lane (details "specialized",
+    "static_sizes": facts "specialized"), so the EXIR lane's patterns of that bug apply."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
     from torch._export.verifier import SpecViolationError
 
+    program = copy.deepcopy(ep)
+    contract.freeze(program)  # the copy's ShapeEnv is the one the lowering guards on
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return to_edge_transform_and_lower(
-                copy.deepcopy(ep), partitioner=[XnnpackPartitioner()]
-            )
+            edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
     except SpecViolationError as e:
         raise pipeline.Unsupported(f"edge dialect: {str(e).strip()[:300]}") from e
+    if specialized := contract.specialized(program):
+        report.details["specialized"] = dict.fromkeys(specialized, "to_edge")
+    if static := static_sizes(edge.exported_program().graph_module):
+        report.details["static_sizes"] = {k: f"to_edge:{op}" for k, op in static.items()}
+    return edge
 
 
 def lowering_stage(e: BaseException) -> str:

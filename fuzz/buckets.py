@@ -45,7 +45,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fuzz.divergence import call_index, stage_kind
+from fuzz.divergence import call_index, stage_kind, thunder_jit_kind
 
 _DIGITS = re.compile(r"\d+")
 _NODE_SUFFIX = re.compile(r"(_\d+)+$")
@@ -155,6 +155,7 @@ def discriminator(divergence: Mapping[str, Any], facts: ProgramFacts | None = No
             at = (data.get("facts") or {}).get("at")
             return f"{how}|{at}" if at else how
         return _crash_head(data.get("error") or divergence.get("details", ""))
+    kind = thunder_jit_kind(kind)  # the Thunder lane's variants are judged as it is
     if kind == "thunder.unsound-hit":
         return f"{_first_trace_op(data.get('diff', ''))}|{_flipped(stage, facts)}"
     if kind in ("thunder.wrong-result", "thunder.aliasing"):

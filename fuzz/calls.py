@@ -51,6 +51,7 @@ PLAN_STYLES = {
     "exir": PlanStyle(numbers_vary=False),
     "xnnpack": PlanStyle(numbers_vary=False),  # the EXIR lane's contract: numbers are static
     "thunderfx": PlanStyle(ones=True),  # Dynamo specializes sizes 0 and 1: guards flip
+    "thunderprims": PlanStyle(ones=True),  # the Thunder lane's cache
 }
 EVERY_CALL = PlanStyle()  # calls for any lane (several lanes, or none named)
 

@@ -29,6 +29,7 @@ BUILT_IN_KINDS_MODULES = {
     "exir": "fuzz.backends.exir.kinds",
     "xnnpack": "fuzz.backends.xnnpack.kinds",
     "thunderfx": "fuzz.backends.thunderfx.kinds",
+    "thunderprims": "fuzz.backends.thunderprims.kinds",
 }
 
 # lane -> {kind: meaning}; the built-in lanes' entries come first whatever imports first.
@@ -126,6 +127,19 @@ _CALL_INDEX = re.compile(r"\[\d+\]")
 
 def lane_of(kind: str) -> str:
     return kind.split(".", 1)[0]
+
+
+# Lanes that run `thunder.jit` with the symbolic-values cache and the default cache as
+# control, only with other executors: their divergences carry the same data (cache_hit,
+# control, symbolic_cache, diff) and are bucketed and merged as the Thunder lane's.
+THUNDER_JIT_LANES = ("thunder", "thunderprims")
+
+
+def thunder_jit_kind(kind: str) -> str:
+    """`kind` as the Thunder lane's ("thunderprims.unsound-hit" -> "thunder.unsound-hit"),
+    for the rules that read a Thunder jit's data; other kinds unchanged."""
+    lane, _, what = kind.partition(".")
+    return f"thunder.{what}" if lane in THUNDER_JIT_LANES else kind
 
 
 _CALL_STAGE = re.compile(r"^call\[(\d+)\]")

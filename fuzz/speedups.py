@@ -50,10 +50,11 @@ MODULES = {
     "exir": "fuzz.backends.exir.speedups",
 }
 # Lanes that run another lane's stack, and so its speedups (the ThunderFX lane's Thunder).
-SPEEDUPS_OF = {"thunderfx": "thunder"}
+SPEEDUPS_OF = {"thunderfx": "thunder", "thunderprims": "thunder"}
 COMPAT = {
     "thunder": ("fixes.compat_thunder_named_tensor",),
     "thunderfx": ("fixes.compat_thunder_named_tensor", "fixes.compat_thunderfx_lazy_submodules"),
+    "thunderprims": ("fixes.compat_thunder_named_tensor",),
 }
 
 

@@ -30,6 +30,7 @@ _LANES = {
     "exir": ("fuzz.backends.exir", "ExirLane"),
     "xnnpack": ("fuzz.backends.xnnpack", "XnnpackLane"),
     "thunderfx": ("fuzz.backends.thunderfx", "ThunderFXLane"),
+    "thunderprims": ("fuzz.backends.thunderprims", "ThunderPrimsLane"),
 }
 LANE_NAMES = tuple(_LANES)
 DEVICES = ("cpu", "cuda")

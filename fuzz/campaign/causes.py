@@ -83,7 +83,7 @@ from typing import Any
 from fuzz.backends.exir.kinds import explains_runtime
 from fuzz.buckets import discriminator, node_op
 from fuzz.campaign.findings import Finding
-from fuzz.divergence import stage_kind
+from fuzz.divergence import stage_kind, thunder_jit_kind
 
 
 def primary(f: Finding) -> dict[str, Any]:
@@ -113,6 +113,7 @@ def cause_key(d: dict[str, Any]) -> tuple | None:
 def cache_cause(kind: str, d: dict[str, Any]) -> tuple | None:
     """What rule (c) compares (module docstring); None when it does not apply."""
     data = d.get("data") or {}
+    kind = thunder_jit_kind(kind)
     cache_only = kind == "thunder.unsound-hit" or (
         kind.startswith("thunder.")
         and data.get("control") == "agrees with eager"
@@ -170,7 +171,11 @@ def figure_key(d: dict[str, Any]) -> tuple | None:
         return (d["kind"], f"sharing {shared} byte" + ("s" if shared > 1 else ""))
     if d["kind"] == "exir.overlap" and data.get("a") and data.get("b"):
         return (d["kind"], "between", *sorted((node_op(data["a"]), node_op(data["b"]))))
-    if d["kind"] in ("exir.runtime-result", "exir.edge-result", "thunder.wrong-result"):
+    if thunder_jit_kind(d["kind"]) in (
+        "exir.runtime-result",
+        "exir.edge-result",
+        "thunder.wrong-result",
+    ):
         if m := _DTYPE.search(d.get("details", "")):
             return (d["kind"], "dtype", m.group(1), m.group(2))
         # Wrong values in programs whose control flow or data-dependent ops are the same:
@@ -222,13 +227,17 @@ def built_wrong(f: Finding) -> dict[str, Any] | None:
     if hit is None or cache_cause(p["kind"], p) is None:
         return None
     data = p.get("data") or {}
-    if p["kind"] == "thunder.unsound-hit" and data.get("control") == "diverges too":
-        return p | {"kind": "thunder.wrong-result", "data": data | {"cache_hit": False}}
+    if (
+        thunder_jit_kind(p["kind"]) == "thunder.unsound-hit"
+        and data.get("control") == "diverges too"
+    ):
+        wrong = p["kind"].replace(".unsound-hit", ".wrong-result")
+        return p | {"kind": wrong, "data": data | {"cache_hit": False}}
     for d in f.divergences:
         data = d.get("data") or {}
         at = _call_index(d.get("stage", ""))
         if (
-            d["kind"].startswith("thunder.")
+            thunder_jit_kind(d["kind"]).startswith("thunder.")
             and at is not None
             and at < hit
             and data.get("cache_hit") is False

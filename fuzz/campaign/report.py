@@ -63,6 +63,7 @@ from fuzz.campaign.findings import distinct_bugs
 from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.supervisor import Supervisor
 from fuzz.case import case_metadata
+from fuzz.divergence import THUNDER_JIT_LANES
 
 SKIP_RATE_LIMIT = 0.25
 MIN_PROGRAMS_FOR_HITS = 5
@@ -174,7 +175,11 @@ def blind_spots(
                 _spot(key, "skip rate", round(skipped / st["programs"], 3), SKIP_RATE_LIMIT, why)
             )
         ran, c = st["ran"], st["counters"]
-        if key.startswith("thunder/") and ran >= MIN_PROGRAMS_FOR_HITS and not c.get("hits"):
+        if (
+            key.split("/")[0] in THUNDER_JIT_LANES
+            and ran >= MIN_PROGRAMS_FOR_HITS
+            and not c.get("hits")
+        ):
             out.append(_spot(key, "no cache hit", 0, 1, f"{ran} programs ran, none hit the cache"))
         r = check_rates(key, st)
         if r["oracle_error_programs"] and r["oracle_error_share"] > ORACLE_ERROR_SHARE_LIMIT:

@@ -52,8 +52,9 @@ assert len(BY_NAME) == len(CATALOGUE), "op names must be unique"
 
 # Lanes whose programs run on another lane's stack, and so support its ops: the XNNPACK
 # lane is ExecuTorch with a delegate (what the delegate does not take runs on the
-# portable kernels, as on the EXIR lane); the ThunderFX lane is Thunder under Dynamo.
-RUNS_AS = {"xnnpack": "exir", "thunderfx": "thunder"}
+# portable kernels, as on the EXIR lane); the ThunderFX lane is Thunder under Dynamo; the
+# Thunder-decompositions lane is Thunder with other executors.
+RUNS_AS = {"xnnpack": "exir", "thunderfx": "thunder", "thunderprims": "thunder"}
 
 
 def for_lanes(lanes) -> tuple[OpSpec, ...]:

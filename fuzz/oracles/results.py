@@ -107,6 +107,7 @@ RESULT_KIND = {
     "exir-edge": "exir.edge-result",
     "xnnpack": "xnnpack.runtime-result",
     "thunderfx": "thunderfx.wrong-result",
+    "thunderprims": "thunderprims.wrong-result",
 }
 # The kind a lane raising where eager returned is filed under, when not `<lane>.crash`:
 # the edge program raising is a wrong result of the lowering (no process died, no
@@ -156,6 +157,7 @@ _WHO = {
     "exir-edge": "the edge program",
     "xnnpack": "the runtime (XNNPACK delegate)",
     "thunderfx": "thunderfx",
+    "thunderprims": "thunder (its decompositions)",
 }
 
 

@@ -129,6 +129,13 @@ FAULTS: dict[str, tuple[str, str, str, str]] = {
         "the lowering of flip copies its input unchanged when any (not all) flipped dim has size 1",
         "thunder/executors/torchex.py: _flip_transform (the torch executor's lowering of flip)",
     ),
+    "thunder_pad_low_high": (
+        "tests.faults.thunder_pad_low_high",
+        "thunderprims",
+        "Thunder's core-language pad passes each dim's (low, high) padding pair to "
+        "prims.pad swapped: uneven pads shift the values",
+        "thunder/clang/__init__.py: pad (the decomposition of F.pad into prims.pad)",
+    ),
     "logsumexp_squeeze_first": (
         "tests.faults.logsumexp_squeeze_first",
         "exir",

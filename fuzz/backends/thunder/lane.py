@@ -189,9 +189,9 @@ class ThunderLane:
                 else:
                     fresh[key] = self._fresh_traces(thunder, case, args)
                 found = (
-                    unsound_hit_without_fresh_trace(fresh[key], stage, device)
+                    unsound_hit_without_fresh_trace(fresh[key], stage, device, self.name)
                     if isinstance(fresh[key], str)
-                    else unsound_hit(traces, fresh[key], stage, device)
+                    else unsound_hit(traces, fresh[key], stage, device, self.name)
                 )
                 if found:
                     report.divergences.append(found)
@@ -204,11 +204,13 @@ class ThunderLane:
         # Where a call that raised failed (fuzz/facts.py "at"): it has no trace of its own.
         at_by_call = report.details.setdefault("at_by_call", {})
         for d in report.divergences:
-            i = int(d.stage[5:-1]) if d.kind == "thunder.crash" and d.stage[:5] == "call[" else -1
+            crash = d.kind == f"{self.name}.crash"
+            i = int(d.stage[5:-1]) if crash and d.stage[:5] == "call[" else -1
             if i >= 0 and i not in at_by_call and (op := failing_op(case, jf, calls[i])):
                 at_by_call[i] = None if op == "unknown" else op
         # The ops Thunder saw (fuzz/facts.py): a call that raised has no trace of its own.
         report.details["ops"] = sorted({op for ops in ops_by_call.values() for op in ops})
+        self._record_jit(jf, report)
         if self.cache == SYMBOLIC:
             # Which symbolic-values cache ran: a registered bug of the stock cache (#1525)
             # is recognised by it (corpus/thunder_symbolic_cache_shape_branch.py MATCHES), so a
@@ -219,6 +221,9 @@ class ThunderLane:
                 for d in report.divergences
             ]
         return report
+
+    def _record_jit(self, jf, report: LaneReport) -> None:
+        """Details of the lane's jit beyond its traces (a variant's executors)."""
 
     def _fresh_traces(self, thunder, case: Case, args: tuple) -> tuple[str, str] | str:
         """The initial and execution traces of a fresh jit of this call, or the error a
@@ -269,7 +274,7 @@ class ThunderLane:
         wrong_at = {stage for _, stage in diverged}
 
         def diverges_too(d: Divergence) -> bool:
-            if d.kind == "thunder.unsound-hit":
+            if d.kind == f"{self.name}.unsound-hit":
                 return d.stage in wrong_at
             return (d.kind, d.stage) in diverged
 
@@ -300,7 +305,7 @@ class ThunderLane:
             return
         report.divergences = [
             dataclasses.replace(d, data=d.data | {"repaired_by": name})
-            if d.kind in _COMPARED
+            if d.kind in {f"{self.name}.{what}" for what in _COMPARED}
             and d.stage in checked
             and (d.kind, d.stage) not in shown
             and "repaired_by" not in d.data
@@ -326,8 +331,8 @@ class TraceTexts:
         return texts
 
 
-# The kinds `ThunderLane._compare` reports (results, crashes, aliasing).
-_COMPARED = ("thunder.wrong-result", "thunder.crash", "thunder.aliasing")
+# The kinds `ThunderLane._compare` reports (results, crashes, aliasing), less the lane.
+_COMPARED = ("wrong-result", "crash", "aliasing")
 
 # Bookkeeping symbols of a trace, not ops of the program.
 _NOT_OPS = ("PrimIDs.UNPACK", "PrimIDs.RETURN", "PrimIDs.DEL", "PrimIDs.COMMENT")

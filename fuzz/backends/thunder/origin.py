@@ -185,9 +185,9 @@ def annotate_origins(
     out = []
     for d in report.divergences:
         i = int(d.stage[5:-1]) if d.stage.startswith("call[") else -1
-        if d.kind == "thunder.wrong-result":
+        if d.kind == f"{report.lane}.wrong-result":
             by_call, run_as = origins, cache
-        elif d.kind == "thunder.unsound-hit" and d.data.get("control") == "diverges too":
+        elif d.kind == f"{report.lane}.unsound-hit" and d.data.get("control") == "diverges too":
             by_call, run_as = fresh, "constant values"
         else:
             i = -1

@@ -176,6 +176,17 @@ CASES: dict[str, tuple[str, str, str]] = {
         """,
         "thunder.wrong-result",
     ),
+    "thunder_pad_low_high": (
+        "thunderprims",
+        """
+        def program(x):
+            return (F.pad(x, (1, 2), value=-2.5) * 2.0,)
+
+        def calls():
+            return [(torch.randn(3, 4),)]
+        """,
+        "thunderprims.wrong-result",
+    ),
     "logsumexp_squeeze_first": (
         "exir",
         """
@@ -257,7 +268,8 @@ CASES: dict[str, tuple[str, str, str]] = {
 def write_case(tmp_path: Path, name: str) -> Path:
     lane, body, _ = CASES[name]
     path = tmp_path / f"fault_{name}.py"
-    source = f'"""Proof that fault {name} is live."""\n\nimport torch\n\n'
+    source = f'"""Proof that fault {name} is live."""\n\n'
+    source += "import torch\nimport torch.nn.functional as F\n\n"
     source += textwrap.dedent(body).strip() + f"\n\n\nLANES = ({lane!r},)\n"
     path.write_text(source)
     return path

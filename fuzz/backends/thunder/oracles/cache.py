@@ -114,9 +114,11 @@ def unsound_hit(
     fresh: str | Sequence[str],
     stage: str,
     device: str,
+    lane: str = "thunder",
 ) -> Divergence | None:
-    """A divergence when a cached trace (the initial computation trace, then the final
-    execution trace, when both are given) differs from the fresh trace of the same call."""
+    """A divergence (of `lane`, a lane running Thunder's cache) when a cached trace (the
+    initial computation trace, then the final execution trace, when both are given)
+    differs from the fresh trace of the same call."""
     cached = (cached,) if isinstance(cached, str) else tuple(cached)
     fresh = (fresh,) if isinstance(fresh, str) else tuple(fresh)
     for name, a_text, b_text in zip(TRACE_NAMES, cached, fresh):
@@ -129,7 +131,7 @@ def unsound_hit(
             )
         )
         return Divergence(
-            "thunder.unsound-hit",
+            f"{lane}.unsound-hit",
             stage,
             f"cache hit ran a cached {name} trace that differs from a fresh trace of this call",
             device,
@@ -138,11 +140,13 @@ def unsound_hit(
     return None
 
 
-def unsound_hit_without_fresh_trace(error: str, stage: str, device: str) -> Divergence:
+def unsound_hit_without_fresh_trace(
+    error: str, stage: str, device: str, lane: str = "thunder"
+) -> Divergence:
     """A hit on a call that a fresh jit cannot trace: the cache ran a trace that should not
     exist for these inputs."""
     return Divergence(
-        "thunder.unsound-hit",
+        f"{lane}.unsound-hit",
         stage,
         f"cache hit ran a cached trace, but a fresh trace of this call raises {error[:300]}",
         device,

@@ -1,0 +1,29 @@
+"""ThunderPrimsLane: the Thunder lane (fuzz/backends/thunder/lane.py) with every jit it
+makes (the lane's, the fresh traces of the cache-hit oracle, the default-cache control,
+the origin's probe) built by `jit_with_decompositions`: Thunder's decompositions run, the
+torch executor runs their prims (fuzz/backends/thunderprims/executor.py).
+
+Details, besides the Thunder lane's: "decomposed" (the ops whose decomposition ran) and
+"claimed" (the ops the torch executor ran whole, as their decomposition could not run),
+the coverage this lane adds over the Thunder lane.
+"""
+
+from __future__ import annotations
+
+from fuzz.backends.base import LaneReport
+from fuzz.backends.thunder.lane import ThunderLane, _thunder
+from fuzz.backends.thunderprims.executor import jit_with_decompositions
+
+
+class ThunderPrimsLane(ThunderLane):
+    name = "thunderprims"
+
+    def _jit(self, fn, cache):
+        from thunder.executors.custom_op_ex import custom_op_ex
+
+        return jit_with_decompositions(_thunder(), fn, cache, first=(custom_op_ex,))
+
+    def _record_jit(self, jf, report: LaneReport) -> None:
+        ex = jf._prims_executor
+        report.details["decomposed"] = sorted(ex.decomposed)
+        report.details["claimed"] = sorted(ex.claimed)

@@ -13,13 +13,20 @@ corpus/thunder_interpreter_star_args_iterable.py).
 from __future__ import annotations
 
 import importlib
+import json
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
 
 from fuzz.case import case_from_source
 from fuzz.case_runner import run_case
+from fuzz.procs import child_env
+
+ROOT = Path(__file__).resolve().parents[3]
 
 BRANCH = """
 import torch
@@ -159,14 +166,32 @@ LANES = ("thunderfx",)
 """
 
 
-def test_a_reused_graph_that_fails_as_it_did_before_is_a_crash_not_an_unsound_hit():
+def test_a_reused_graph_that_fails_as_it_did_before_is_a_crash_not_an_unsound_hit(tmp_path):
     """The 1,000-program campaign's one "unsound hit" (2026-12-07): the registered
     math-of-float crash (corpus/thunder_thunderfx_math_of_float_input.py) at every call,
-    and at the reused calls after a float flip a fresh compile in the same process ran."""
-    report = _report(SAME_CRASH)
-    assert report.divergences
-    assert {d.kind for d in report.divergences} == {"thunderfx.crash"}
-    assert all("float() argument must be" in d.details for d in report.divergences)
+    and at the reused calls after a float flip a fresh compile in the same process ran.
+
+    Run in a fresh process (fuzz.outcome), as a campaign worker starts: whether Thunder
+    gets the float as a valueless proxy depends on what the process compiled before. In
+    CI (2026-12-07) this program, run after half the stacks tier in one pytest worker,
+    raised nothing at all, while it raises at call 0 in any fresh process (6 hash seeds
+    tried); which earlier test changes it is not known yet."""
+    case = tmp_path / "same_crash.py"
+    case.write_text(SAME_CRASH)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fuzz.outcome", str(case), "thunderfx", "cpu", "--fixes", "on"],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("OUTCOME ")]
+    assert lines, proc.stderr[-4000:]
+    divergences = json.loads(lines[-1][len("OUTCOME ") :])["divergences"]
+    assert [d["stage"] for d in divergences] == ["call[0]", "call[1]", "call[3]", "call[4]"]
+    assert {d["kind"] for d in divergences} == {"thunderfx.crash"}
+    assert all("float() argument must be" in d["details"] for d in divergences)
 
 
 def test_thunderfx_needs_the_shim_on_this_torch():

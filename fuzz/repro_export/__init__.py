@@ -60,8 +60,8 @@ def _device(case) -> tuple[str, str]:
 
 # The lanes a repro script can be written for (a ThunderFX script carries the workaround
 # of fixes/compat_thunderfx_lazy_submodules.py: fuzz/repro_export/thunder.py).
-SCRIPTED_LANES = ("thunder", "thunderfx", "exir", "xnnpack")
-THUNDER_LANES = ("thunder", "thunderfx")
+SCRIPTED_LANES = ("thunder", "thunderfx", "thunderprims", "exir", "xnnpack")
+THUNDER_LANES = ("thunder", "thunderfx", "thunderprims")
 
 
 def _lanes(case) -> tuple[str, ...]:

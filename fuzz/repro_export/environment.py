@@ -24,6 +24,7 @@ PACKAGES = {
     "xnnpack": ("torch", "executorch"),
     "thunder": ("torch", "lightning-thunder"),
     "thunderfx": ("torch", "lightning-thunder"),
+    "thunderprims": ("torch", "lightning-thunder"),
 }
 
 

@@ -94,7 +94,7 @@ def write_issue(case: Case, meta: dict, lane: str, found: Found, what: dict[str,
     how = _what_runs(found, what)
     describe = (meta.get("DESCRIBE") or "").strip()
     links = related(case, meta)
-    if lane in ("thunder", "thunderfx"):
+    if lane in ("thunder", "thunderfx", "thunderprims"):
         lines = [
             f"# {title(case, meta)}",
             "",

@@ -20,6 +20,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from fuzz.divergence import pattern_kinds
 from fuzz.repro_export import exir as exir_scripts
 from fuzz.repro_export import thunder as thunder_scripts
 from fuzz.repro_export.inputs import Form, Inputs
@@ -293,10 +294,10 @@ def thunder_checks(subject: Subject) -> tuple[str, ...]:
     if not kinds:
         return thunder_scripts.CHECKS
     out = []
-    if subject.lane == "thunderfx":  # its unsound hits are wrong values at a reused graph
-        kinds = {k.replace("thunderfx.", "thunder.") for k in kinds}
-        if kinds & {"thunder.unsound-hit"}:
-            kinds = (kinds - {"thunder.unsound-hit"}) | {"thunder.wrong-result"}
+    # Another lane's kinds as the Thunder lane's they share bugs with (same_bugs_as)
+    kinds = {pattern_kinds(k)[-1] for k in kinds}
+    if "thunderfx.unsound-hit" in kinds:  # wrong values at a reused graph
+        kinds = (kinds - {"thunderfx.unsound-hit"}) | {"thunder.wrong-result"}
     if kinds & {"thunder.crash", "thunder.wrong-result", "thunder.aliasing"}:
         out.append("values")
     if "thunder.aliasing" in kinds:

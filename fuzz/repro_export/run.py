@@ -43,11 +43,11 @@ DECLINED = {
     "exir": re.compile(r"Missing out variants|Unsupported control flow operator"),
 }
 DECLINED["xnnpack"] = DECLINED["exir"]
-DECLINED["thunderfx"] = DECLINED["thunder"]
+DECLINED["thunderfx"] = DECLINED["thunderprims"] = DECLINED["thunder"]
 # ... and the runtime's log line for a program it has no kernel for (its error says 0x14).
 DECLINED_LOG = {"thunder": None, "exir": re.compile(r"\] Missing operator: ")}
 DECLINED_LOG["xnnpack"] = DECLINED_LOG["exir"]
-DECLINED_LOG["thunderfx"] = None
+DECLINED_LOG["thunderfx"] = DECLINED_LOG["thunderprims"] = None
 _NOT_DECLINED = re.compile(r"more than one element of the written-to tensor")
 _RUNTIME_LOG = re.compile(r"^\[(?!cpuinfo|operator_registry)[\w./-]+\.(?:cpp|h|hpp):\d+\]")
 # ... of which the lines that say what went wrong (not the kernel listings and progress).

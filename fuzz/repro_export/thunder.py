@@ -24,18 +24,47 @@ from fuzz.repro_export.subject import Subject
 TRACKER = "Lightning-AI/lightning-thunder"
 STAGES = ("default", "symbolic")
 # The ThunderFX lane's scripts: Thunder under torch.compile, as `thunderfx` builds it.
-STAGES_OF = {"thunder": STAGES, "thunderfx": ("thunderfx",)}
+STAGES_OF = {
+    "thunder": STAGES,
+    "thunderfx": ("thunderfx",),
+    # plain thunder.jit first: a bug that shows there is filed as it is
+    "thunderprims": (*STAGES, "decompositions"),
+}
 CHECKS = ("values", "sharing", "hit")
 JIT = {
     "default": "thunder.jit(program{ex})",
     "symbolic": 'thunder.jit(program, cache="symbolic values"{ex})',
     "thunderfx": "thunderfx(program, dynamic=True{ex})",
+    "decompositions": "jit_decomposing(program{ex})",
 }
 WHAT = {
     "default": "`thunder.jit` (its default cache)",
     "symbolic": '`thunder.jit(..., cache="symbolic values")`',
     "thunderfx": "`thunderfx(..., dynamic=True)`, Thunder as the backend of `torch.compile`",
+    "decompositions": (
+        "`thunder.jit` with Thunder's own decompositions run: the torch executor limited to prims"
+    ),
 }
+# Thunder on CPU runs its decompositions only where no executor takes an op whole, and the
+# torch executor takes nearly all; the harness's lane (fuzz/backends/thunderprims) declines
+# every op whose decomposition can run. A script keeps the short form: prims only.
+DECOMPOSITIONS = """import thunder.core.prims as prims
+from thunder.executors.torchex import ex as torchex
+from thunder.extend import OperatorExecutor, get_always_executors, set_always_executors
+
+# Thunder's decompositions on CPU: an executor running only prims with torch (the torch
+# executor would run each torch op whole), and no torch executor among the "always" ones.
+prims_ex = OperatorExecutor("torch_prims")
+prims_ex._implmap = {k: v for k, v in torchex.implmap.items() if isinstance(k, prims.PrimIDs)}
+
+
+def jit_decomposing(fn, executors=(), **options):
+    always = get_always_executors()
+    set_always_executors([ex for ex in always if ex is not torchex])
+    try:
+        return thunder.jit(fn, executors=[*executors, prims_ex], **options)
+    finally:
+        set_always_executors(list(always))"""
 # ThunderFX on torch 2.13 fails on every graph without this (Thunder's interpreter runs FX's
 # lazy code generation: corpus/thunder_interpreter_star_args_iterable.py); the harness's
 # lane runs with the same workaround (fixes/compat_thunderfx_lazy_submodules.py).
@@ -68,6 +97,8 @@ class ThunderScripts:
         ex = ""
         if any(op in THUNDER_REGISTERED for op in self.s.code.custom_ops):
             ex = ", executors=[custom_op_ex, *thunder.get_default_executors()]"
+            if stage == "decompositions":
+                ex = ", executors=[custom_op_ex]"
         return JIT[stage].format(ex=ex)
 
     def script(self, stage: str, checks: tuple[str, ...], form: Form) -> Script:
@@ -75,6 +106,8 @@ class ThunderScripts:
         script = Script(shim=THUNDER_SHIM).need("import torch", "import thunder")
         if stage == "thunderfx":
             script.add(THUNDERFX_WORKAROUND)  # imports thunder.dynamo after the shim
+        if stage == "decompositions":
+            script.add(DECOMPOSITIONS)
         inputs = Inputs(s, form.values)
         if any(op in THUNDER_REGISTERED for op in s.code.custom_ops):
             script.need("from thunder.executors.custom_op_ex import custom_op_ex")

@@ -300,3 +300,22 @@ def test_the_index_has_one_row_per_root_cause_and_the_size_figures(tmp_path):
         "[A is wrong](a/ISSUE.md) | unreported | reproduces | 12 | [b](b/ISSUE.md) (ok)" in rows[0]
     )
     assert f"median {20:g}, largest 30" in text
+
+
+@pytest.mark.parametrize(
+    "lane, kinds, checks",
+    [
+        ("thunder", ("thunder.unsound-hit",), ("hit",)),
+        ("thunder", ("thunder.aliasing",), ("values", "sharing")),
+        # a ThunderFX unsound hit is wrong values at a reused graph: no trace to compare
+        ("thunderfx", ("thunderfx.unsound-hit",), ("values",)),
+        ("thunderfx", ("thunderfx.aliasing",), ("values", "sharing")),
+        # the decompositions lane's kinds are the Thunder lane's (same_bugs_as)
+        ("thunderprims", ("thunderprims.unsound-hit",), ("hit",)),
+        ("thunderprims", ("thunderprims.crash",), ("values",)),
+    ],
+)
+def test_a_thunder_scripts_checks_follow_the_kinds_it_shows(lane, kinds, checks):
+    from fuzz.repro_export.ladder import thunder_checks
+
+    assert thunder_checks(SimpleNamespace(lane=lane, kinds=kinds)) == checks

@@ -65,6 +65,9 @@ MATCHES = (
         "kind": "thunder.crash",
         "details": r"Attempting to reshape \w+\.shape=\(\) to shape=\([^)]*\b0\b",
     },
+    # Thunder's decomposition of indexing (run on the Thunder-decompositions lane) reshapes
+    # the index it traced as one element to [1]; the executed index is empty.
+    {"kind": "thunder.crash", "details": r"shape '\[1\]' is invalid for input of size 0"},
 )
 # Searched the issue index for "thunder arange length 0 shape () iota empty tensor",
 # "_iota_meta shape = () if length == 0", "torch.arange(0) returns 0-dim tensor",

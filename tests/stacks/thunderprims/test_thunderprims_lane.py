@@ -109,3 +109,37 @@ def test_the_stock_cache_bug_is_an_unsound_hit_here_known_by_the_thunder_pattern
     ]
     with fixes.applied("on"):
         assert _reports(SHAPE_BRANCH, lanes=("thunderprims",))["thunderprims"].divergences == []
+
+
+VIEWS = """
+import torch
+
+
+def program(x, y):
+    y.add_(1.0)
+    return (x.repeat(3), x.unsqueeze(1), x.contiguous())
+
+
+def calls():
+    return [(torch.randn(1), torch.randn(2))]
+"""
+
+
+def test_output_sharing_is_not_compared_here_but_input_writes_are():
+    """The torch executor runs a decomposition's view prims as views: repeat of a
+    one-element tensor comes back as a view of it, contiguous() of a contiguous one as a
+    copy. Eager differs both ways; the lane does not report it (module docstring)."""
+    from fuzz.observe import observe_call
+    from fuzz.tensors import copy_args
+
+    case = case_from_source(VIEWS, "views")
+    ((x, y),) = case.calls()
+    lane = _reports(VIEWS, lanes=("thunderprims",))
+    assert lane["thunderprims"].divergences == []
+    from fuzz.backends.registry import get_lane
+
+    jf = get_lane("thunderprims")._jit(case.program, "constant values")
+    record = observe_call(jf, copy_args((x, y)))
+    eager = observe_call(case.program, copy_args((x, y)))
+    assert record.aliases != eager.aliases  # the difference the lane leaves out
+    assert record.inputs_after[1].equal(eager.inputs_after[1])

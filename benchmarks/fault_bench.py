@@ -137,7 +137,10 @@ def diverges_without_plugins(path: str | None, lane: str) -> bool | None:
         return None
     corpus = str(ROOT / "corpus")
     cmd = [sys.executable, "-m", "fuzz.outcome", "--corpus", corpus, path, lane, "cpu"]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return None
     for line in proc.stdout.splitlines():
         if line.startswith("OUTCOME "):
             outcome = json.loads(line[len("OUTCOME ") :])
@@ -155,26 +158,30 @@ def score(name: str, doc: dict[str, Any], baseline: dict[str, Any]) -> dict[str,
     base = buckets_of(baseline)
     # Without a baseline run (--baseline replay) every finding is judged by replay alone.
     replay_only = bool(baseline.get("replay_only"))
-    # A new finding in a bucket the baseline also has is still the fault's when its case
-    # replays without the plugin as above: buckets are coarse, and a baseline false alarm in the
-    # same one hid a found fault.
+    # Every new finding's case is replayed without the plugin (as above). Its bucket is
+    # not enough either way: buckets are coarse, and a baseline false alarm in the same one
+    # hid a found fault; a bucket the baseline night lacks may still be stock (a stock hang
+    # the baseline did not meet was scored as the fault's).
     replayed = {
         f["path"]: diverges_without_plugins(f.get("path"), lane)
         for f in doc.get("findings", [])
-        if (f["bucket"] in base or replay_only) and f["status"] in ("new", "drifted")
+        if f["status"] in ("new", "drifted")
     }
     # A finding merged into (or a duplicate of) a case of the fault's is the fault's too:
     # it has no case file of its own to replay (until 2026-12-05 such findings were
     # dropped under --baseline replay, and a night whose filed case came from a later
     # bucket than the first one that showed the fault read the later time).
     theirs_paths = {p for p, diverges in replayed.items() if diverges is False}
-    findings = [
-        f
-        for f in doc.get("findings", [])
-        if (f["bucket"] not in base and not replay_only)
-        or replayed.get(f.get("path")) is False
-        or f.get("merged_into") in theirs_paths
-    ]
+
+    def is_the_faults(f: dict[str, Any]) -> bool:
+        if f.get("merged_into") in theirs_paths:
+            return True
+        told = replayed.get(f.get("path")) if f["status"] in ("new", "drifted") else None
+        if told is not None:
+            return told is False
+        return f["bucket"] not in base and not replay_only  # replay cannot tell: the bucket
+
+    findings = [f for f in doc.get("findings", []) if is_the_faults(f)]
     new = [f for f in findings if f["status"] == "new"]
     new_buckets = {f["bucket"] for f in new}
     attributable = {f["bucket"] for f in findings if f["status"] not in KNOWN}

@@ -78,12 +78,26 @@ def test_without_a_baseline_a_night_whose_cases_all_diverge_unplugged_found_noth
     assert row["first_detection_s"] is None
 
 
-def test_with_a_baseline_a_bucket_it_lacks_is_the_faults_without_replay(replays):
+def test_with_a_baseline_every_new_case_is_still_replayed(replays):
     baseline = {"findings": [finding("exir.crash at to_executorch", "new", "x.py")]}
     row = fault_bench.score(FAULT, REPORT, baseline)
-    assert replays == ["corpus/b.py"]  # only the finding in a baseline bucket is replayed
+    assert sorted(replays) == ["corpus/a.py", "corpus/b.py"]
     assert [f["path"] for f in row["new_findings"]] == ["corpus/a.py"]
     assert row["registered_only_here"] == {"executorch_prim_mod_symint": 3}
+
+
+def test_with_a_baseline_a_bucket_it_lacks_is_not_the_faults_when_stock_shows_it(replays):
+    """A stock hang the baseline night did not meet (its bucket is not the baseline's)
+    was scored as the fault's; replayed without the plugin it diverges: not the fault's.
+    A case replay cannot judge (no outcome) falls back to the bucket."""
+    report = REPORT | {
+        "findings": [
+            finding("exir.crash at process", "new", "corpus/b.py"),
+            finding("exir.crash at to_edge", "new", "corpus/unknown.py"),
+        ]
+    }
+    row = fault_bench.score(FAULT, report, {"findings": [], "known_bugs": {}})
+    assert [f["path"] for f in row["new_findings"]] == ["corpus/unknown.py"]
 
 
 def test_a_replayed_case_that_shows_only_registered_bugs_is_the_faults():

@@ -39,6 +39,21 @@ MATCHES = (
         "data": {"control": "diverges too"},
         "facts": {"inputs": "same-tensor"},
     },
+    # Two disjoint views of one storage are an alias group too (Thunder groups inputs by
+    # storage); and ThunderFX gives each partition to thunder.jit, whose inputs are the
+    # partition's: the same line raises there (the ThunderFX lane's first campaign,
+    # 2026-12-07: its traceback ends at update_aliases.py:69, `flat_args[indices[0]]`).
+    {
+        "kind": "thunder.crash",
+        "details": r"IndexError: list index out of range",
+        "data": {"control": "diverges too"},
+        "facts": {"inputs": "disjoint-views"},
+    },
+    {
+        "kind": "thunderfx.crash",
+        "details": r"IndexError: list index out of range",
+        "facts": {"inputs": "*-*"},
+    },
 )
 UPSTREAM = None
 CLASS = "bug"

@@ -49,8 +49,9 @@ MODULES = {
     "thunder": "fuzz.backends.thunder.speedups",
     "exir": "fuzz.backends.exir.speedups",
 }
-# Lanes that run another lane's stack, and so its speedups (the ThunderFX lane's Thunder).
-SPEEDUPS_OF = {"thunderfx": "thunder", "thunderprims": "thunder"}
+# Lanes that run another lane's stack, and so its speedups (the ThunderFX lane's Thunder;
+# the XNNPACK lane's `to_edge_transform_and_lower` runs `run_decompositions` as `to_edge` does).
+SPEEDUPS_OF = {"thunderfx": "thunder", "thunderprims": "thunder", "xnnpack": "exir"}
 COMPAT = {
     "thunder": ("fixes.compat_thunder_named_tensor",),
     "thunderfx": ("fixes.compat_thunder_named_tensor", "fixes.compat_thunderfx_lazy_submodules"),

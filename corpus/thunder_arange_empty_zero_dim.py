@@ -68,6 +68,11 @@ MATCHES = (
     # Thunder's decomposition of indexing (run on the Thunder-decompositions lane) reshapes
     # the index it traced as one element to [1]; the executed index is empty.
     {"kind": "thunder.crash", "details": r"shape '\[1\]' is invalid for input of size 0"},
+    # ... and tril/triu's decomposition expands its mask, with an empty dim, to fewer dims.
+    {
+        "kind": "thunder.crash",
+        "details": r"expand\(torch\.\w+\{\[\d+, 0\]\}, size=\[\d+\]\): the number of sizes",
+    },
 )
 # Searched the issue index for "thunder arange length 0 shape () iota empty tensor",
 # "_iota_meta shape = () if length == 0", "torch.arange(0) returns 0-dim tensor",

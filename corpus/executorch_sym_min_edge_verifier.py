@@ -44,6 +44,16 @@ MATCHES = (
         "details": r"AssertionError",
         "facts": {"ops": "torch.sym_min"},
     },
+    # The length of a diagonal of two dynamic dims is their sym_min; a reshape of it puts
+    # the sym_min in the graph while `to_edge` decomposes, after export (the exported
+    # graph has none: the XNNPACK lane's first campaign, 2026-12-07, bincount of a
+    # flattened diagonal, on both lanes).
+    {
+        "kind": "exir.crash",
+        "stage": "to_edge",
+        "details": r"AssertionError",
+        "facts": {"ops": ["aten.diagonal.default", "aten.reshape.default"]},
+    },
 )
 # Searched the issue index for "to_edge verifier torch.sym_min AssertionError
 # check_valid_edge_op": no upstream report found.

@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fixes  # noqa: E402
+from fuzz.backends.registry import LANE_NAMES  # noqa: E402
 from fuzz.buckets import bucket_of  # noqa: E402
 from fuzz.campaign.example import facts_of  # noqa: E402
 from fuzz.corpus import CorpusIndex, DirectoryCorpus  # noqa: E402
@@ -32,7 +33,7 @@ from fuzz.explore import explore  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lane", choices=("thunder", "exir"), required=True)
+    parser.add_argument("--lane", choices=LANE_NAMES, required=True)
     parser.add_argument("--examples", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--fixes", default="on")

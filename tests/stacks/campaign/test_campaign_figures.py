@@ -34,6 +34,10 @@ CAMPAIGNS = {
     ("thunder", "on", 100): {},
     # measured 20/100: the stock symbolic-values cache's unsound hits (#1525)
     ("thunder", "off", 100): {"thunder_symbolic_cache_shape_branch": 1 / 10},
+    # the new lanes, once their first 1,000-program campaigns were triaged (2026-12-07)
+    ("xnnpack", "on", 60): {},
+    ("thunderfx", "on", 100): {},
+    ("thunderprims", "on", 100): {},
 }
 
 pytestmark = pytest.mark.slow

@@ -124,6 +124,8 @@ def failing_op(case: Case, jf, args: tuple) -> str:
 
 class ThunderLane:
     name = "thunder"
+    # Whether outputs sharing memory is compared with eager (input writes always are).
+    compares_sharing = True
 
     def __init__(self, cache: str = SYMBOLIC, control: bool = True):
         self.cache, self.control = cache, control
@@ -255,7 +257,7 @@ class ThunderLane:
     def _compare(self, expected: CallRecord, record: CallRecord, stage: str, device: str):
         """The per-call oracles: results, then aliasing and input mutation."""
         return compare_results(self.name, expected, record, stage, device) + compare_aliasing(
-            self.name, expected, record, stage, device
+            self.name, expected, record, stage, device, check_sharing=self.compares_sharing
         )
 
     def _annotate_with_control(self, case, calls, reference, device, report):
@@ -303,9 +305,10 @@ class ThunderLane:
                 )
         if not use.changed:
             return
+        compared = {f"{self.name}.{what}" for what in _COMPARED}
         report.divergences = [
             dataclasses.replace(d, data=d.data | {"repaired_by": name})
-            if d.kind in {f"{self.name}.{what}" for what in _COMPARED}
+            if d.kind in compared
             and d.stage in checked
             and (d.kind, d.stage) not in shown
             and "repaired_by" not in d.data

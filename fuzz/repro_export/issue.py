@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from fuzz.case import Case
+from fuzz.repro_export import THUNDER_LANES
 from fuzz.repro_export.environment import field, version, versions_block
 from fuzz.repro_export.ladder import Found
 
@@ -94,7 +95,7 @@ def write_issue(case: Case, meta: dict, lane: str, found: Found, what: dict[str,
     how = _what_runs(found, what)
     describe = (meta.get("DESCRIBE") or "").strip()
     links = related(case, meta)
-    if lane in ("thunder", "thunderfx", "thunderprims"):
+    if lane in THUNDER_LANES:
         lines = [
             f"# {title(case, meta)}",
             "",

@@ -26,11 +26,13 @@ the jit is built) and puts them back at once.
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 
+@functools.cache  # one class per process; each jit gets its own instance
 def _executor_class():
     from thunder.executors.pythonex import ex as pythonex
     from thunder.executors.torchex import ex as torchex

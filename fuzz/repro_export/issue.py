@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 
 from fuzz.case import Case
-from fuzz.repro_export import THUNDER_LANES
 from fuzz.repro_export.environment import field, version, versions_block
 from fuzz.repro_export.ladder import Found
+from fuzz.repro_export.thunder import STAGES_OF as THUNDER_STAGES_OF
 
 _PREFIX = re.compile(r"^(Known upstream [^:]*|Known limitation[^:]*|Seed bug[^:]*):\s*")
 # Words of the harness's own that must not reach an upstream tracker.
@@ -95,7 +95,7 @@ def write_issue(case: Case, meta: dict, lane: str, found: Found, what: dict[str,
     how = _what_runs(found, what)
     describe = (meta.get("DESCRIBE") or "").strip()
     links = related(case, meta)
-    if lane in THUNDER_LANES:
+    if lane in THUNDER_STAGES_OF:  # the lanes written as Thunder scripts
         lines = [
             f"# {title(case, meta)}",
             "",

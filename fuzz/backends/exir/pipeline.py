@@ -183,9 +183,15 @@ _NON_CORE = re.compile(r"Operator (?:torch\._ops\.)?(\w+)\.(\w+)\.(\w+) is not i
 _ALLOWED_NON_CORE: list[Any] = []
 
 
-def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
+def lower_to_edge(
+    ep: torch.export.ExportedProgram,
+    max_retries: int = 6,
+    convert: Callable[[torch.export.ExportedProgram, EdgeCompileConfig], Any] | None = None,
+):
     """`to_edge(ep)`; an operator outside the Core ATen opset (masked_select, ...) is
     added to `_core_aten_ops_exception_list`, as the error message itself suggests.
+    `convert(copy_of_ep, compile_config)` stands in for `to_edge` (the XNNPACK lane gives
+    `to_edge_transform_and_lower` with its partitioner); each try converts a fresh copy.
 
     That list is read by the dialect verifiers alone (executorch/exir/verification/
     verifier.py): an allowed operator the graph does not hold changes nothing. So with
@@ -195,17 +201,23 @@ def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
     learns its own, as a user's script would."""
     remember = speedups.enabled("exir")
     exceptions: list[Any] = list(_ALLOWED_NON_CORE) if remember else []
+    # Copies of `ep` share its ShapeEnv: a try that fails leaves the unbacked symbols its
+    # decompositions created pending there, and the next try's tracing then raises
+    # PendingUnbackedSymbolNotFound (seen with to_edge_transform_and_lower and bincount).
+    # Each try starts from the state the first one saw.
+    shape_env = _shape_env(ep)
+    pending = list(shape_env.pending_fresh_unbacked_symbols) if shape_env else []
     for _ in range(max_retries):
+        if shape_env is not None:
+            shape_env.pending_fresh_unbacked_symbols[:] = pending
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return to_edge(
-                    copy.deepcopy(ep),
-                    # a copy: upstream's verifiers may extend a list they are given
-                    compile_config=EdgeCompileConfig(
-                        _core_aten_ops_exception_list=list(exceptions)
-                    ),
-                )
+                # a copy of the list: upstream's verifiers may extend a list they are given
+                config = EdgeCompileConfig(_core_aten_ops_exception_list=list(exceptions))
+                if convert is not None:
+                    return convert(copy.deepcopy(ep), config)
+                return to_edge(copy.deepcopy(ep), compile_config=config)
         except SpecViolationError as e:
             m = _NON_CORE.search(str(e))
             if not m:
@@ -218,6 +230,15 @@ def lower_to_edge(ep: torch.export.ExportedProgram, max_retries: int = 6):
             if remember:
                 _ALLOWED_NON_CORE.append(allowed)
     raise Unsupported(f"edge dialect: too many non-core operators {exceptions}")
+
+
+def _shape_env(ep: torch.export.ExportedProgram) -> Any:
+    """The ShapeEnv of `ep`'s fake values (None for a program without symbolic sizes)."""
+    from torch._guards import detect_fake_mode
+
+    values = [n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"]
+    mode = detect_fake_mode([v for v in values if isinstance(v, torch.Tensor)])
+    return getattr(mode, "shape_env", None)
 
 
 class SpecProbe(PassBase):

@@ -31,7 +31,6 @@ planner state) and contracts the runtime stops checking.
 
 from __future__ import annotations
 
-import copy
 import time
 import traceback
 import warnings
@@ -164,23 +163,28 @@ class XnnpackLane:
 
 
 def lower_with_xnnpack(ep: torch.export.ExportedProgram, report: LaneReport) -> Any:
-    """`to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])` on a copy;
-    raises pipeline.Unsupported where the edge dialect refuses an operator. What the edge
-    conversion made static is recorded as on the EXIR lane (details "specialized",
-    "static_sizes": facts "specialized"), so the EXIR lane's patterns of that bug apply."""
+    """`to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])` on a copy,
+    with the EXIR lane's retry past operators outside Core ATen (pipeline.lower_to_edge:
+    the error's own advice, `_core_aten_ops_exception_list`); raises pipeline.Unsupported
+    where the edge dialect refuses an operator otherwise. What the edge conversion made
+    static is recorded as on the EXIR lane (details "specialized", "static_sizes": facts
+    "specialized"), so the EXIR lane's patterns of that bug apply."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
-    from torch._export.verifier import SpecViolationError
 
-    program = copy.deepcopy(ep)
-    contract.freeze(program)  # the copy's ShapeEnv is the one the lowering guards on
-    try:
+    lowered: list[torch.export.ExportedProgram] = []
+
+    def convert(program: torch.export.ExportedProgram, config: Any) -> Any:
+        contract.freeze(program)  # the copy's ShapeEnv is the one the lowering guards on
+        lowered.append(program)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
-    except SpecViolationError as e:
-        raise pipeline.Unsupported(f"edge dialect: {str(e).strip()[:300]}") from e
-    if specialized := contract.specialized(program):
+            return to_edge_transform_and_lower(
+                program, partitioner=[XnnpackPartitioner()], compile_config=config
+            )
+
+    edge = pipeline.lower_to_edge(ep, convert=convert)
+    if specialized := contract.specialized(lowered[-1]):
         report.details["specialized"] = dict.fromkeys(specialized, "to_edge")
     if static := static_sizes(edge.exported_program().graph_module):
         report.details["static_sizes"] = {k: f"to_edge:{op}" for k, op in static.items()}

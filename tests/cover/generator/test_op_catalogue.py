@@ -8,73 +8,18 @@ from __future__ import annotations
 import itertools
 
 import pytest
-import sympy
 import torch
 
 from fuzz import ops
-from fuzz.calls import CallPlan
 from fuzz.case import case_from_source
 from fuzz.ops import dtypes, reductions_multi
-from fuzz.ops.spec import NumberType, Picker, Symbols, TensorType
-from fuzz.program import Node, Program
 from fuzz.render import render_case
 from fuzz.tensors import materialize
-
-# Two test input sets: regular sizes (>= 2), and sizes that are empty or 1 at some calls.
-REGULAR = {"ranges": ((2, 4), (3, 5)), "calls": [{"s0": 2, "s1": 3}, {"s0": 4, "s1": 5}]}
-EDGE = {
-    "ranges": ((0, 4), (1, 5)),
-    "calls": [{"s0": 0, "s1": 1}, {"s0": 3, "s1": 1}, {"s0": 0, "s1": 5}, {"s0": 4, "s1": 5}],
-}
-# Per call: b0 (1 or s1), and the numbers n0 (int in [0, 4]) and n1 (scalar in [1, 3]).
-EXTRA = [
-    {"b0": 1, "n0": 3, "n1": 2.5},
-    {"b0": "s1", "n0": 0, "n1": 2},
-    {"b0": 1, "n0": 4, "n1": 3.0},
-    {"b0": "s1", "n0": 1, "n1": 1},
-]
-DTYPE_PAIRS = [("float32", "float32")] + [
-    (a, b) for a, b in itertools.product(dtypes.ALL, dtypes.ALL) if (a, b) != ("float32",) * 2
-]
-
-
-def _inputs(syms, ranges, dtype_a="float32", dtype_b="float32"):
-    """Inputs that cover each op's constraints: matching, broadcastable, size-1 and
-    matmul-compatible shapes, and one int and one scalar number."""
-    (lo0, hi0), (lo1, hi1) = ranges
-    s0, s1 = syms.size(lo0, hi0), syms.size(lo1, hi1)
-    b0 = syms.broadcast(s1)
-    return [
-        TensorType((s0, s1), dtype_a),
-        TensorType((b0,), dtype_b),
-        TensorType((s1, s0), dtype_a),
-        TensorType((s0, sympy.Integer(1)), dtype_b),
-        NumberType(syms.number(0, 4, "int"), "int"),
-        NumberType(syms.number(1, 3, "scalar"), "scalar"),
-    ]
-
-
-def _program_with(op, gene, ranges, dtype_a="float32", dtype_b="float32"):
-    syms = Symbols()
-    types = _inputs(syms, ranges, dtype_a, dtype_b)
-    candidates = op.operands(types, syms)
-    if not candidates:
-        return None
-    pick = Picker(gene)
-    args = pick.pick(candidates)
-    built = op.build([types[a] for a in args], syms, pick)
-    outs = tuple(range(len(types), len(types) + len(built.outputs)))
-    node = Node(op.name, args, tuple(built.attrs.items()), outs)
-    all_types = tuple(types) + built.outputs
-    return Program(tuple(types), (node,), all_types, outs, syms, built.decisions)
+from tests.op_programs import DTYPE_PAIRS, EDGE, REGULAR, call_plans, call_sizes, program_with
 
 
 def _check_against_eager(op, program, sizes_list):
-    plans = [
-        CallPlan(tuple(sorted(s.items())), ("contiguous",) * 4 + ("number",) * 2)
-        for s in sizes_list
-    ]
-    case = case_from_source(render_case(program, plans), f"op_{op.name}")
+    case = case_from_source(render_case(program, call_plans(sizes_list)), f"op_{op.name}")
     for sizes, args in zip(sizes_list, materialize(case, seed=0)):
         outputs = case.program(*args)
         for value, out in zip(program.outputs, outputs):
@@ -95,23 +40,14 @@ def _check_against_eager(op, program, sizes_list):
             )
 
 
-def _sizes(inputs_set):
-    out = []
-    for k, sizes in enumerate(inputs_set["calls"]):
-        extra = dict(EXTRA[k % len(EXTRA)])
-        extra["b0"] = sizes["s1"] if extra["b0"] == "s1" else 1
-        out.append(sizes | extra)
-    return out
-
-
 @pytest.mark.parametrize("op", ops.CATALOGUE, ids=lambda op: op.name)
 @pytest.mark.parametrize("gene", [(0, 0, 0, 0), (1, 2, 3, 1), (3, 1, 0, 2)])
 def test_shape_rule_matches_eager(op, gene):
     # Ops for programs with a tensor that may be empty (e.g. add_empty) take the EDGE set.
-    inputs = REGULAR if _program_with(op, gene, REGULAR["ranges"]) is not None else EDGE
-    program = _program_with(op, gene, inputs["ranges"])
+    inputs = REGULAR if program_with(op, gene, REGULAR["ranges"]) is not None else EDGE
+    program = program_with(op, gene, inputs["ranges"])
     assert program is not None, f"{op.name}: no operands among the float32 test inputs"
-    _check_against_eager(op, program, _sizes(inputs))
+    _check_against_eager(op, program, call_sizes(inputs))
 
 
 @pytest.mark.parametrize("op", ops.CATALOGUE, ids=lambda op: op.name)
@@ -120,12 +56,12 @@ def test_dtype_rule_matches_eager_for_every_accepted_dtype(op):
     dtype its rule states (torch's promotion); float32 is always accepted."""
     accepted = []
     gene = (1, 2, 3, 1)
-    inputs = REGULAR if _program_with(op, gene, REGULAR["ranges"]) is not None else EDGE
+    inputs = REGULAR if program_with(op, gene, REGULAR["ranges"]) is not None else EDGE
     for dtype_a, dtype_b in DTYPE_PAIRS:
-        program = _program_with(op, gene, inputs["ranges"], dtype_a, dtype_b)
+        program = program_with(op, gene, inputs["ranges"], dtype_a, dtype_b)
         if program is not None:
             accepted.append((dtype_a, dtype_b))
-            _check_against_eager(op, program, _sizes(inputs))
+            _check_against_eager(op, program, call_sizes(inputs))
     assert ("float32", "float32") in accepted
 
 
@@ -134,7 +70,7 @@ def test_ops_take_more_dtypes_than_float32():
         d: [
             op.name
             for op in ops.CATALOGUE
-            if _program_with(op, (0,), REGULAR["ranges"], d, d) is not None
+            if program_with(op, (0,), REGULAR["ranges"], d, d) is not None
         ]
         for d in dtypes.ALL
     }
@@ -150,10 +86,10 @@ def test_ops_that_accept_possibly_empty_dims_are_right_about_it():
     accepted = []
     for op in ops.CATALOGUE:
         for gene in [(0, 0, 0, 0), (1, 2, 3, 1), (3, 1, 0, 2)]:
-            program = _program_with(op, gene, EDGE["ranges"])
+            program = program_with(op, gene, EDGE["ranges"])
             if program is not None:
                 accepted.append(op.name)
-                _check_against_eager(op, program, _sizes(EDGE))
+                _check_against_eager(op, program, call_sizes(EDGE))
     missing = set(ops.BY_NAME) - set(accepted)
     # The reductions over several dims that eager leaves undefined on an empty dim (mean,
     # amax, var, ...) take two dims that are never empty, and every input here has a dim
@@ -164,7 +100,7 @@ def test_ops_that_accept_possibly_empty_dims_are_right_about_it():
     # mean over an empty dim is nan, not an error: check the dims these ops pick.
     for name in ("mean", "amax", "select"):
         for gene in itertools.product(range(4), repeat=2):
-            program = _program_with(ops.BY_NAME[name], gene, EDGE["ranges"])
+            program = program_with(ops.BY_NAME[name], gene, EDGE["ranges"])
             (node,) = program.nodes
             operand = program.types[node.args[0]]
             dim = dict(node.attrs)["dim"]

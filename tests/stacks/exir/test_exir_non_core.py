@@ -77,3 +77,30 @@ def test_an_operator_refused_while_allowed_is_unsupported_at_once(counted_to_edg
     with pytest.raises(pipeline.Unsupported, match="masked_select"):
         pipeline.lower_to_edge(_exported())
     assert len(counted_to_edge) == 2
+
+
+class Bincount(torch.nn.Module):  # aten.bincount: not Core ATen, and an unbacked size
+    def forward(self, x):
+        return (torch.bincount(x.reshape(-1).long().abs().clamp(max=7)),)
+
+
+def test_a_retry_does_not_see_the_unbacked_symbols_of_the_try_that_failed(monkeypatch):
+    """Copies of a program share its ShapeEnv; the refused first try leaves the unbacked
+    symbols of its decompositions pending there. Without putting them back, the retry
+    through to_edge_transform_and_lower raised PendingUnbackedSymbolNotFound."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    monkeypatch.setenv("FUZZ_SPEEDUPS", "off")
+    ep = export(Bincount(), (torch.randn(4, 3),), dynamic_shapes=({0: Dim("n", max=9)},))
+    tries = []
+
+    def convert(program, config):
+        tries.append(config._core_aten_ops_exception_list)
+        return to_edge_transform_and_lower(
+            program, partitioner=[XnnpackPartitioner()], compile_config=config
+        )
+
+    edge = pipeline.lower_to_edge(ep, convert=convert)
+    assert tries == [[], [torch.ops.aten.bincount.default]]
+    assert "aten_bincount_default" in _code(edge)

@@ -51,9 +51,20 @@ def _int_remainder_truncated(func: Any, args: tuple, kwargs: dict) -> Any:
     return torch.fmod(a, b)
 
 
+def _gelu_tanh_as_exact(func: Any, args: tuple, kwargs: dict) -> Any:
+    """`gelu(x, approximate="tanh")` computed as the exact (erf) GELU."""
+    if func is not aten.gelu.default:
+        return NotImplemented
+    approximate = kwargs.get("approximate", args[1] if len(args) > 1 else "none")
+    if approximate != "tanh":
+        return NotImplemented
+    return aten.gelu.default(args[0])
+
+
 # name -> (an op the program must hold, as fuzz.facts names it; the replacement)
 EMULATIONS: dict[str, tuple[str, Callable[[Any, tuple, dict], Any]]] = {
     "int-remainder-truncated": ("aten.remainder.", _int_remainder_truncated),
+    "gelu-tanh-as-exact": ("aten.gelu.", _gelu_tanh_as_exact),
 }
 
 
@@ -107,14 +118,16 @@ def explained(
     got: CallRecord,
     stage: str,
     program: Callable[..., Any] | None = None,
+    lane: str = "exir",
 ) -> list[Divergence]:
     """`found` (the divergences of call `stage`, "call[2]") unchanged; when one is an
-    exir.runtime-result, the emulations whose outputs equal the runtime's `got` on this
+    exir.runtime-result (`lane`.runtime-result: the XNNPACK lane's delegated kernels are
+    runtime kernels too), the emulations whose outputs equal the runtime's `got` on this
     call go to report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`);
     `program` (the case's) for the eager emulations. For an exir.edge-result (`got` is
     the edge program's), the eager emulations only: the edge program runs ATen's kernels,
     so a runtime kernel's semantics cannot explain it."""
-    kinds = {d.kind for d in found}
+    kinds = {d.kind.replace(f"{lane}.", "exir.", 1) for d in found}
     if not kinds & {"exir.runtime-result", "exir.edge-result"}:
         return found
     ops = " ".join(report.details.get("ops") or ())

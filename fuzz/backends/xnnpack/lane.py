@@ -22,6 +22,9 @@ operator the runtime has no kernel for is a counted skip (`runtime-kernel-missin
 `fuzz::` kernels are loaded first, as on the EXIR lane. Refusals are skips, as on the EXIR lane:
 export refusing the program, operators outside the edge dialect, missing out variants.
 
+A wrong result gets the EXIR lane's fact "matches_eager_with" (fuzz/backends/exir/
+emulate.py): the kernel semantics under which eager computes what the delegate did.
+
 Facts: facts "ops" holds the ops left to the portable kernels as the EXIR lane names them,
 and each op a delegate took as `xnnpack:<op>` (the lowered modules' own graphs);
 details["partitions"] is the number of delegate calls. Not yet checked here: the memory
@@ -41,6 +44,7 @@ import torch
 import fuzz.backends.exir.contract as contract
 import fuzz.backends.exir.pipeline as pipeline
 from fuzz.backends.base import LaneReport
+from fuzz.backends.exir.emulate import explained
 from fuzz.backends.exir.graph import static_sizes
 from fuzz.backends.exir.inputs import lane_inputs
 from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
@@ -151,10 +155,12 @@ class XnnpackLane:
             if got is None:
                 report.counters["runtime-input-unsupported"] += 1
                 continue
-            found = compare_results(
-                self.name, expected, got, f"call[{i}]", device, check_inputs=True
+            stage = f"call[{i}]"
+            found = compare_results(self.name, expected, got, stage, device, check_inputs=True)
+            # what a wrong result equals (fuzz.facts "matches_eager_with"), as on EXIR
+            report.divergences.extend(
+                explained(found, report, ep, args, got, stage, lane="xnnpack")
             )
-            report.divergences.extend(found)
 
     @staticmethod
     def _crash(report: LaneReport, stage: str, e: BaseException, device: str) -> None:

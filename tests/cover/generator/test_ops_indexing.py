@@ -18,7 +18,7 @@ from fuzz.ops import BY_NAME, indexing, shapes, sorting
 from fuzz.ops.spec import Picker, Symbols, TensorType, half, quotient
 from fuzz.render import render_case
 from fuzz.tensors import materialize
-from tests.cover.generator.test_op_catalogue import EDGE, REGULAR, _program_with
+from tests.op_programs import EDGE, REGULAR, program_with
 
 MINE = indexing.OPS + sorting.OPS + shapes.OPS
 GENES = list(itertools.product(range(3), repeat=3))
@@ -26,7 +26,7 @@ GENES = list(itertools.product(range(3), repeat=3))
 
 def _programs(name):
     for inputs, gene in itertools.product((REGULAR, EDGE), GENES):
-        program = _program_with(BY_NAME[name], gene, inputs["ranges"])
+        program = program_with(BY_NAME[name], gene, inputs["ranges"])
         if program is not None:
             yield inputs, program
 
@@ -65,14 +65,14 @@ def test_index_outputs_do_not_depend_on_ties():
     assert "sorted=True" in BY_NAME["unique"].template
     # topk indices only on dtypes whose random inputs do not tie.
     for dtype in ("float16", "bfloat16", "int64", "bool"):
-        assert _program_with(BY_NAME["topk_indices"], (0,), REGULAR["ranges"], dtype, dtype) is None
-    assert _program_with(BY_NAME["topk_indices"], (0,), REGULAR["ranges"], "float64")
+        assert program_with(BY_NAME["topk_indices"], (0,), REGULAR["ranges"], dtype, dtype) is None
+    assert program_with(BY_NAME["topk_indices"], (0,), REGULAR["ranges"], "float64")
 
 
 def test_argsort_indices_are_the_stable_order_on_ties():
     """On tied values (bool, int64 inputs tie all the time) the stable argsort is the
     one order eager and every compiler must agree on; a float32 input gives none."""
-    program = _program_with(BY_NAME["argsort"], (0, 0), REGULAR["ranges"], "bool", "bool")
+    program = program_with(BY_NAME["argsort"], (0, 0), REGULAR["ranges"], "bool", "bool")
     (node,) = program.nodes
     assert dict(node.attrs)["descending"] is False
     x = torch.tensor([[True, False, True, False]])

@@ -16,7 +16,7 @@ from fuzz.ops import compare, layout, math
 from fuzz.ops.spec import NumberType
 from fuzz.render import render_case
 from fuzz.tensors import materialize
-from tests.cover.generator.test_op_catalogue import EDGE, REGULAR, _program_with, _sizes
+from tests.op_programs import EDGE, REGULAR, call_sizes, program_with
 
 OPS = math.OPS + compare.OPS + layout.OPS
 GENES = [(1, 2, 3, 1), (2, 3, 1, 0)]
@@ -39,13 +39,13 @@ FILLS = {
 def _programs(op):
     for (dtype_a, dtype_b), gene in itertools.product(DTYPE_PAIRS, GENES):
         for inputs in (REGULAR, EDGE):
-            program = _program_with(op, gene, inputs["ranges"], dtype_a, dtype_b)
+            program = program_with(op, gene, inputs["ranges"], dtype_a, dtype_b)
             if program is not None:
                 yield program, inputs
 
 
 def _outputs(op, program, inputs, fill):
-    sizes_list = _sizes(inputs)
+    sizes_list = call_sizes(inputs)
     layouts = tuple(
         "number" if isinstance(t, NumberType) else "contiguous" for t in program.input_types
     )
@@ -102,6 +102,6 @@ def test_the_divisors_are_never_zero_and_one_has_the_other_sign(dtype):
 def test_each_division_op_draws_both_divisors(op):
     drawn = set()
     for gene in [(k,) * 4 for k in range(4)]:
-        program = _program_with(op, gene, REGULAR["ranges"])
+        program = program_with(op, gene, REGULAR["ranges"])
         drawn.add(dict(program.nodes[0].attrs)["divisor"])
     assert drawn == set(math.DIVISORS), op.name

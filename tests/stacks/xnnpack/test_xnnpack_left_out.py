@@ -14,12 +14,6 @@ from tests.op_programs import GENES, one_op_case
 LEFT_OUT = ops.LEFT_OUT["xnnpack"]
 
 
-def test_left_out_ops_are_out_of_the_lanes_draws_only():
-    names = {op.name for op in ops.for_lanes(["xnnpack"])}
-    assert not names & set(LEFT_OUT)
-    assert {op.name for op in ops.for_lanes(["exir"])} == names | set(LEFT_OUT)
-
-
 @pytest.mark.parametrize("name", sorted(LEFT_OUT))
 def test_a_left_out_op_still_lowers_to_a_kernel_the_runtime_lacks(name):
     skips = []

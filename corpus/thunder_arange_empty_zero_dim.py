@@ -22,7 +22,10 @@ meets `arange` of an empty dim fails, each with its own message:
     tensor is valid, and the mask broadcasts);
   * diagonal with a diagonal of length 0 (clang `diagonal` indexes with two `arange`s):
     the `take` message above;
-  * `arange(0).view(0, 1)`: "Attempting to reshape a.shape=() to shape=(0, 1)".
+  * `arange(0).view(0, 1)`: "Attempting to reshape a.shape=() to shape=(0, 1)";
+  * `F.embedding(arange(d), w).shape[1]`: the lookup of a 0-d index is traced 1-d, and
+    reading its dim 1 raises "IndexError: <class 'tuple'> index out of range" (found by
+    the default night of 2026-12-07; checked by patching `_iota_meta`).
 `arange(0)` used elementwise, reduced or returned runs: the executed `torch.arange` is
 right, only the trace's shape is wrong. Main (checked 2026-01-29) has the same `_iota_meta`.
 Found by the generator's indexing and shape ops (fuzz/ops/indexing.py, shapes.py) on
@@ -68,6 +71,14 @@ MATCHES = (
     # Thunder's decomposition of indexing (run on the Thunder-decompositions lane) reshapes
     # the index it traced as one element to [1]; the executed index is empty.
     {"kind": "thunder.crash", "details": r"shape '\[1\]' is invalid for input of size 0"},
+    # A shape read past the rank Thunder traced: a bare IndexError, so only with an empty
+    # size at the call and an arange in the program.
+    {
+        "kind": "thunder.crash",
+        "details": r"(?m)^thunder raised IndexError: <class 'tuple'> index out of range$",
+        "facts": {"sizes": "empty"},
+        "source": r"torch\.arange\(",
+    },
     # ... and tril/triu's decomposition expands its mask, with an empty dim, to fewer dims.
     {
         "kind": "thunder.crash",

@@ -3,7 +3,7 @@
     python -m fuzz replay PATH... [--fixes on|off|NAMES] [--lanes thunder,exir]
                           [--devices cpu,cuda] [--json FILE|-] [--seed N] [--isolate]
                           [--corpus DIR]
-    python -m fuzz nightly [--budget SECONDS] [--lanes thunder,exir] [--devices cpu]
+    python -m fuzz nightly [--budget SECONDS] [--lanes LANES] [--devices cpu]
                            [--workers auto|N] [--hypothesis-seed N] [--out DIR]
                            [--into DIR] [--fixes ...] [--max-examples N]
                            [--database DIR|redis://HOST:PORT/DB|none]
@@ -26,6 +26,7 @@ from fuzz.defaults import (
     MAX_OPS,
     MIN_SHRINK_BUDGET_S,
     NIGHTLY_BUDGET_S,
+    NIGHTLY_LANES,
 )
 
 
@@ -55,7 +56,7 @@ def _positive(value: str) -> float:
     return v
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, lanes: tuple[str, ...] = ("thunder", "exir")) -> None:
     p.add_argument(
         "--fixes",
         default=None,
@@ -72,8 +73,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lanes",
         type=_csv,
-        default=("thunder", "exir"),
-        help="comma-separated lanes (default thunder,exir)",
+        default=lanes,
+        help=f"comma-separated lanes (default {','.join(lanes)})",
     )
     p.add_argument(
         "--plugin",
@@ -153,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     n = sub.add_parser("nightly", help="time-boxed fuzz campaign with crash isolation")
-    _common(n)
+    _common(n, NIGHTLY_LANES)
     n.add_argument(
         "--budget",
         type=_positive,

@@ -7,6 +7,10 @@ protocol and the generator can both import it).
     MAX_CALLS            calls per generated case: nightly --max-calls, CampaignSettings,
                          WorkerConfig, fuzz.strategies (call_plans, cases)
     NIGHTLY_BUDGET_S     nightly --budget: seconds of exploring
+    NIGHTLY_LANES        nightly --lanes: the two lanes the project exists for, then the
+                         ways users deploy the same stacks (XNNPACK, ThunderFX, Thunder's
+                         decompositions); fuzz/ops/weights.py LANE_WEIGHTS shares the
+                         programs out among them
     EXAMPLE_TIMEOUT_S    a program running longer is a hang: nightly --example-timeout
                          (CampaignSettings), replay --timeout (and ISOLATE cases in a
                          replay), the corpus items of ISOLATE cases under pytest
@@ -26,6 +30,7 @@ from __future__ import annotations
 MAX_OPS = 8
 MAX_CALLS = 6
 NIGHTLY_BUDGET_S = 120.0
+NIGHTLY_LANES = ("thunder", "exir", "xnnpack", "thunderfx", "thunderprims")
 EXAMPLE_TIMEOUT_S = 120.0
 MIN_SHRINK_BUDGET_S = 20.0
 MAX_AUTO_WORKERS = 8

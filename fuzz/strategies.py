@@ -245,6 +245,18 @@ def make_case(
     return GeneratedCase(program, plans, source, case_from_source(source, name), lane)
 
 
+def lane_choice(lanes: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """One of `lanes`, by `weights.LANE_WEIGHTS`; lanes of one weight are drawn exactly as
+    before there were weights (the same choices give the same lane)."""
+    if len(lanes) == 1:
+        return st.just(lanes[0])
+    if len({weights.LANE_WEIGHTS.get(lane, 1) for lane in lanes}) == 1:
+        return st.sampled_from(lanes)
+    return st.sampled_from(
+        [lane for lane in lanes for _ in range(weights.LANE_WEIGHTS.get(lane, 1))]
+    )
+
+
 @st.composite
 def cases(
     draw,
@@ -258,8 +270,7 @@ def cases(
     is drawn first: uniformly, or with `focus`, an object whose `for_lane(lane)` (op names,
     read at each draw) it mostly draws from: a nightly worker's
     fuzz.campaign.focus.Focus, which moves between rounds."""
-    lanes = tuple(lanes)
-    lane = draw(st.sampled_from(lanes)) if len(lanes) > 1 else lanes[0]
+    lane = draw(lane_choice(tuple(lanes)))
     names = sorted(op.name for op in op_catalogue.for_lanes((lane,)))
     preferred = focus.for_lane(lane) if focus is not None else frozenset()
     chosen = draw(FocusOps(names, preferred))

@@ -34,6 +34,22 @@ _LANES = {
 }
 LANE_NAMES = tuple(_LANES)
 DEVICES = ("cpu", "cuda")
+# Lanes whose stack runs on some devices only, whatever the machine: a night asked for
+# `--devices cpu,cuda` runs them on these and does not count the others as blind spots.
+ONLY_ON: dict[str, tuple[str, ...]] = {"xnnpack": ("cpu",)}
+
+
+def lane_devices(lanes: Sequence[str], devices: Sequence[str]) -> list[tuple[str, str]]:
+    """The (lane, device) pairs of `lanes` x `devices` that a run means: each lane on each
+    device, less the devices a lane's stack never runs on (`ONLY_ON`)."""
+    return [
+        (lane, device)
+        for device in devices
+        for lane in lanes
+        if device in ONLY_ON.get(lane, DEVICES)
+    ]
+
+
 _INSTANCES: dict[str, Lane] = {}
 
 

@@ -59,6 +59,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from fuzz.backends.registry import lane_devices
 from fuzz.campaign.findings import distinct_bugs
 from fuzz.campaign.report_md import render_markdown
 from fuzz.campaign.supervisor import Supervisor
@@ -266,7 +267,7 @@ def build_report(sup: Supervisor) -> dict[str, Any]:
     new = [f for f in sup.findings.values() if f.status == "new"]
     drifted = [f for f in sup.findings.values() if f.status == "drifted"]
     ours = [f for f in sup.findings.values() if f.status == "harness-bug"]  # fuzz.campaign.stock
-    asked = [f"{lane}/{device}" for device in s.devices for lane in s.lanes]
+    asked = [f"{lane}/{device}" for lane, device in lane_devices(s.lanes, s.devices)]
     spots = blind_spots(stats, asked, sup.unavailable)
     code = (
         EXIT_ERRORS

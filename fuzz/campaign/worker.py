@@ -44,6 +44,7 @@ from hypothesis import Phase, given, seed, settings
 
 import fixes
 import fuzz.settings  # noqa: F401  (registers the Hypothesis profiles)
+from fuzz.backends.registry import lane_devices
 from fuzz.campaign.database import open_database
 from fuzz.campaign.example import leads, program_coverage, reduce_finding, run_example
 from fuzz.campaign.focus import Focus
@@ -116,10 +117,9 @@ class Worker:
 
     def setup(self) -> None:
         active = prepare(self.cfg.fixes, self.cfg.plugins, self.cfg.speedups)
-        for device in self.cfg.devices:
-            for lane in self.cfg.lanes:
-                if why := lane_unavailable(lane, device):
-                    self.unavailable[f"{lane}/{device}"] = why
+        for lane, device in lane_devices(self.cfg.lanes, self.cfg.devices):
+            if why := lane_unavailable(lane, device):
+                self.unavailable[f"{lane}/{device}"] = why
         compat = install_compat(self.cfg.lanes)
         speedups = install_speedups(self.cfg.lanes)
         settle_long_lived_objects()  # the stacks are imported: out of the GC's way
@@ -235,8 +235,7 @@ class Worker:
             return self.primary_where
         return tuple(
             (lane, device)
-            for device in self.cfg.devices
-            for lane in self.cfg.lanes
+            for lane, device in lane_devices(self.cfg.lanes, self.cfg.devices)
             if generated.case.runs_on(lane, device)
         )
 

@@ -27,9 +27,16 @@ rule bug the old weights hid, fixed in fuzz/ops/spec.py `half`).
 (fuzz.strategies.focus_ops), picked as one more family (under "op": per focus op). A
 nightly worker with the op focus on (fuzz/campaign/focus.py) draws them mostly among the
 ops it has drawn least that night (`FOCUS_SHARE` of each draw); otherwise uniformly.
+
+`LANE_WEIGHTS`: how often a case is drawn for each lane of a multi-lane run (a lane not
+listed weighs 1). The two lanes the project exists for weigh twice the lanes that deploy
+the same stacks another way, so that a default night (fuzz.defaults.NIGHTLY_LANES, five
+lanes) gives each of them 2/7 of its programs, not 1/5.
 """
 
 from __future__ import annotations
+
+LANE_WEIGHTS: dict[str, int] = {"thunder": 2, "exir": 2}
 
 FAMILY_WEIGHTS: dict[str, int] = {
     "data-dependent": 3,

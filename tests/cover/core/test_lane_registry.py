@@ -206,3 +206,26 @@ def test_the_thunderfx_lane_draws_the_thunder_lanes_programs_and_calls():
     assert PLAN_STYLES["thunderfx"] == PLAN_STYLES["thunder"]
     assert set(speedups.COMPAT["thunder"]) < set(speedups.COMPAT["thunderfx"])
     assert speedups.SPEEDUPS_OF["thunderfx"] == "thunder"
+
+
+def test_a_night_means_each_lane_on_the_devices_its_stack_runs_on():
+    """The XNNPACK delegate runs on the CPU: a night asked for cpu and cuda runs it on the
+    CPU only, and neither its workers nor its report count xnnpack/cuda (a blind spot or a
+    lane that cannot run, otherwise)."""
+    pairs = registry.lane_devices(["thunder", "xnnpack"], ["cpu", "cuda"])
+    assert pairs == [("thunder", "cpu"), ("xnnpack", "cpu"), ("thunder", "cuda")]
+    assert registry.lane_devices(["exir"], ["cuda"]) == [("exir", "cuda")]
+
+
+def test_the_default_night_runs_every_lane_the_mission_lanes_weighing_twice():
+    from collections import Counter
+
+    from fuzz.defaults import NIGHTLY_LANES
+    from fuzz.strategies import lane_choice
+
+    assert set(NIGHTLY_LANES) == set(registry.LANE_NAMES)
+    shares = Counter(lane_choice(NIGHTLY_LANES).elements)
+    assert shares == {"thunder": 2, "exir": 2, "xnnpack": 1, "thunderfx": 1, "thunderprims": 1}
+    # lanes of one weight draw as before there were weights (seeded figures keep)
+    assert tuple(lane_choice(("thunder", "exir")).elements) == ("thunder", "exir")
+    assert tuple(lane_choice(("xnnpack", "thunderfx")).elements) == ("xnnpack", "thunderfx")

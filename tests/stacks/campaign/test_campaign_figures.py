@@ -8,6 +8,7 @@ and asked of the corpus), per lane.
 * The share of the programs that show each registered bug the generator is known to
   reach, at least `FLOOR` of it (about half what was measured on 2026-12-06: a
   generator change that stops drawing a bug's programs shows here the day it lands).
+* The skip rate: at most the share a night reports as a blind spot (SKIP_RATE_LIMIT).
 
 The figures measured: benchmarks/RESULTS.md (current figures).
 """
@@ -20,6 +21,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from fuzz.campaign.report import SKIP_RATE_LIMIT
 
 ROOT = Path(__file__).resolve().parents[3]
 SEED = 2026
@@ -55,6 +58,7 @@ def test_a_seeded_campaign_files_nothing_new_and_keeps_reaching_its_bugs(
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(out.read_text())
     assert figures["programs"] == programs
+    assert figures["skipped"] / programs <= SKIP_RATE_LIMIT, f"{figures['skipped']} skipped"
     assert figures["unrecognised_programs"] == 0, (
         f"false new findings: {figures['unrecognised_buckets']} "
         f"(the programs are in {tmp_path / 'new'})"

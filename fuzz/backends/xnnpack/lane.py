@@ -27,13 +27,19 @@ emulate.py): the kernel semantics under which eager computes what the delegate d
 
 Facts: facts "ops" holds the ops left to the portable kernels as the EXIR lane names them,
 and each op a delegate took as `xnnpack:<op>` (the lowered modules' own graphs);
-details["partitions"] is the number of delegate calls. Not yet checked here: the memory
-plan of the non-delegated part (the EXIR lane's plan oracles read its own pipeline's
-planner state) and contracts the runtime stops checking.
+details["partitions"] is the number of delegate calls.
+
+The memory plan of the part the delegate does not take (to_executorch's greedy plan of the
+top-level graph, delegate inputs and outputs included) is checked as on the EXIR lane:
+ExecuTorch's Verifier and the harness's own lifetimes (fuzz/backends/exir/oracles/
+overlap.py), as `xnnpack.overlap`. Not checked here: the planned bounds (the EXIR lane's
+bound oracles read its own pipeline's spec probe) and contracts the runtime stops
+checking.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
 import warnings
@@ -47,6 +53,7 @@ from fuzz.backends.base import LaneReport
 from fuzz.backends.exir.emulate import explained
 from fuzz.backends.exir.graph import static_sizes
 from fuzz.backends.exir.inputs import lane_inputs
+from fuzz.backends.exir.oracles.overlap import check_overlap
 from fuzz.backends.exir.runtime import LoadedProgram, missing_kernels, run_on_runtime
 from fuzz.case import Case
 from fuzz.divergence import Divergence
@@ -116,6 +123,11 @@ class XnnpackLane:
                 self._crash(report, "to_executorch", e, device)
             return report
         report.timings["to_executorch"] += time.perf_counter() - t
+        planned = et.exported_program()
+        report.divergences.extend(
+            dataclasses.replace(d, kind="xnnpack.overlap")
+            for d in check_overlap(planned.graph_module, planned.graph_signature, "greedy", device)
+        )
 
         # Our fuzz:: kernels are loaded here, as on the EXIR lane; an operator the runtime
         # has no kernel for fails the load (OperatorMissing): a skip, not the stack's crash.

@@ -83,3 +83,35 @@ def test_the_lane_runs_on_the_cpu_only():
     lane = get_lane("xnnpack")
     assert lane.unavailable("cpu") is None
     assert "CPU" in lane.unavailable("cuda")
+
+
+SUMS = """
+import torch
+
+
+def program(x):
+    b = x * 2.0 + 1.0
+    return (b.sum(0) * b.sum(1),)
+
+
+def calls():
+    return [(torch.randn(8, 8),)]
+
+
+LANES = ("xnnpack",)
+"""
+
+
+def test_the_plan_of_the_part_the_delegate_leaves_is_checked():
+    """The planner fault tests/faults/planner_overlap.py (two live tensors share a byte)
+    shows on the XNNPACK lane's own plan as xnnpack.overlap (the delegate's output and the
+    portable sums' outputs); the stock plan has none."""
+    assert _report(SUMS, "sums").divergences == []
+    fault = importlib.import_module("tests.faults.planner_overlap")  # installs it
+    fault.install()
+    try:
+        report = _report(SUMS, "sums")
+    finally:
+        fault.uninstall()
+    overlaps = [d for d in report.divergences if d.kind == "xnnpack.overlap"]
+    assert overlaps and all(d.stage == "memory-planning[greedy]" for d in overlaps)

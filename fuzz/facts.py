@@ -48,7 +48,9 @@ was written with column blocks. So each divergence carries `data["facts"]`:
                 "specialized_empty"). "<stage>:<op>" ("to_edge:dim_order_ops._empty_dim_
                 order.default") where that stage made an op's size static that the
                 program computes from dynamic dims, with no dim specialized (a guard on
-                `s27*s53 + 1`; details "static_sizes", fuzz.backends.exir.graph.static_sizes)
+                `s27*s53 + 1`; details "static_sizes", fuzz.backends.exir.graph.static_sizes).
+                "by:<package path>:<function>" the frame whose guard specialized a dim
+                ("by:executorch/exir/tensor.py:__lt__", details "specialized_by").
     runtime_origin  EXIR calls whose runtime result or crash has no origin (the edge
                 program is right): the first instruction of the runtime's own traced
                 run (ETDump) whose outputs differ from its edge node's value,
@@ -316,6 +318,9 @@ def facts_for(d: Divergence, calls: Sequence[tuple], details: dict[str, Any]) ->
         facts["specialized"] = sorted(set(specialized.values()))
         if details.get("specialized_empty"):  # a specialized dim sized an empty value
             facts["specialized"].append("empty-at-example")
+        # the frame whose guard did it: {"s53=4": "executorch/exir/tensor.py:__lt__"}
+        by = details.get("specialized_by") or {}
+        facts["specialized"].extend(sorted({f"by:{where}" for where in by.values()}))
     plan = []
     if details.get("views_exceeding_base"):  # EXIR: a planned view over more than its base
         plan.append("view-exceeds-base")

@@ -108,6 +108,34 @@ def specialized(ep: torch.export.ExportedProgram) -> list[str]:
     return sorted(out, key=lambda s: (len(s), s))
 
 
+def specialized_by(ep: torch.export.ExportedProgram, symbols: Sequence[str]) -> dict[str, str]:
+    """For specialized dims ("s77=3", from `specialized`), the frame of the stacks under
+    test whose guard replaced the symbol, as "<package path>:<function>"
+    ("executorch/exir/tensor.py:__lt__"): the ShapeEnv keeps it
+    (`replacements_slocs`). Dims it holds no frame for are left out."""
+    shape_env = None
+    for node in ep.graph.nodes:
+        val = node.meta.get("val") if node.op == "placeholder" else None
+        for d in getattr(val, "shape", ()):
+            if isinstance(d, torch.SymInt):
+                shape_env = d.node.shape_env
+                break
+        if shape_env is not None:
+            break
+    if shape_env is None:
+        return {}
+    slocs = {str(k): v for k, v in shape_env.replacements_slocs.items()}
+    out = {}
+    for sym in symbols:
+        sloc = slocs.get(sym.partition("=")[0])
+        frame = getattr(sloc, "framework_loc", None)
+        filename = getattr(frame, "filename", None)
+        if filename:
+            path = filename.replace("\\", "/").split("site-packages/")[-1]
+            out[sym] = f"{path}:{frame.name}"
+    return out
+
+
 def announce_probe(ops: Sequence[str], probe: Any) -> None:
     """Say that a contract probe is about to run (fuzz.facts.announce): a runtime that
     accepts an input outside the contract may die running it (a reduction kernel aborting

@@ -165,6 +165,8 @@ class ExirLane:
         }
         if b.specialized:  # dims the contract declares dynamic, made static by the lowering
             report.details["specialized"] = dict(b.specialized)
+            if b.specialized_by:
+                report.details["specialized_by"] = dict(b.specialized_by)
             if empty := b.specialized_empty:
                 report.details["specialized_empty"] = empty
             report.counters["specialized-by-lowering"] += 1

@@ -325,6 +325,9 @@ class ExirBuild:
     # symbol=value -> the stage that specialized a dim the exported contract declares
     # dynamic (fuzz.backends.exir.contract.specialized): {"s77=3": "to_edge"}
     specialized: dict[str, str] = dataclasses.field(default_factory=dict)
+    # symbol=value -> the frame whose guard specialized it (contract.specialized_by):
+    # {"s53=4": "executorch/exir/tensor.py:__lt__"}
+    specialized_by: dict[str, str] = dataclasses.field(default_factory=dict)
     # "<size expression>=<int>" -> "<stage>:<op>", the stage whose graph first made a size
     # that the program computes from dynamic dims static without specializing a dim, and
     # the op of the node that did (fuzz.backends.exir.graph.static_sizes):
@@ -332,8 +335,11 @@ class ExirBuild:
     static_sizes: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def note_specialized(self, stage: str, program: Any = None) -> None:
-        for sym in contract.specialized(self.ep):
+        symbols = contract.specialized(self.ep)
+        for sym in symbols:
             self.specialized.setdefault(sym, stage)
+        for sym, where in contract.specialized_by(self.ep, symbols).items():
+            self.specialized_by.setdefault(sym, where)
         if program is not None:
             for size, op in static_sizes(program.graph_module).items():
                 self.static_sizes.setdefault(size, f"{stage}:{op}")

@@ -98,7 +98,7 @@ class XnnpackLane:
 
         t = time.perf_counter()
         try:
-            edge = lower_with_xnnpack(ep, report)
+            edge, lowered = lower_with_xnnpack(ep, report)
         except pipeline.Unsupported as e:
             report.skipped = f"unsupported: {e}"
             report.counters["unsupported-skip"] += 1
@@ -123,6 +123,7 @@ class XnnpackLane:
                 self._crash(report, "to_executorch", e, device)
             return report
         report.timings["to_executorch"] += time.perf_counter() - t
+        note_specialized(lowered, "to_executorch", report)
         planned = et.exported_program()
         report.divergences.extend(
             dataclasses.replace(d, kind="xnnpack.overlap")
@@ -181,7 +182,8 @@ class XnnpackLane:
 
 
 def lower_with_xnnpack(ep: torch.export.ExportedProgram, report: LaneReport) -> Any:
-    """`to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])` on a copy,
+    """`to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])` on a copy
+    (returned with the edge program manager: to_executorch guards in its ShapeEnv),
     with the EXIR lane's retry past operators outside Core ATen (pipeline.lower_to_edge:
     the error's own advice, `_core_aten_ops_exception_list`); raises pipeline.Unsupported
     where the edge dialect refuses an operator otherwise. What the edge conversion made
@@ -202,11 +204,23 @@ def lower_with_xnnpack(ep: torch.export.ExportedProgram, report: LaneReport) -> 
             )
 
     edge = pipeline.lower_to_edge(ep, convert=convert)
-    if specialized := contract.specialized(lowered[-1]):
-        report.details["specialized"] = dict.fromkeys(specialized, "to_edge")
+    note_specialized(lowered[-1], "to_edge", report)
     if static := static_sizes(edge.exported_program().graph_module):
         report.details["static_sizes"] = {k: f"to_edge:{op}" for k, op in static.items()}
-    return edge
+    return edge, lowered[-1]
+
+
+def note_specialized(program: torch.export.ExportedProgram, stage: str, report: LaneReport):
+    """Dims of `program`'s contract made static by now, first seen at `stage`, and the
+    frame whose guard did it (details "specialized", "specialized_by"), as on EXIR."""
+    specialized = contract.specialized(program)
+    if not specialized:
+        return
+    seen = report.details.setdefault("specialized", {})
+    for sym in specialized:
+        seen.setdefault(sym, stage)
+    if by := contract.specialized_by(program, specialized):
+        report.details.setdefault("specialized_by", {}).update(by)
 
 
 def lowering_stage(e: BaseException) -> str:

@@ -20,7 +20,9 @@ where eager did not is `xnnpack.crash` (at `to_edge` when the edge conversion in
 or lowering did, at `to_executorch`, `runtime-load` or the call). A program with an
 operator the runtime has no kernel for is a counted skip (`runtime-kernel-missing`); our
 `fuzz::` kernels are loaded first, as on the EXIR lane. Refusals are skips, as on the EXIR lane:
-export refusing the program, operators outside the edge dialect, missing out variants.
+export refusing the program, operators outside the edge dialect, missing out variants,
+and (with the EXIR lane's proof: details["unbounded"]) a size of no finite upper bound
+that `to_executorch` cannot plan.
 
 A wrong result gets the EXIR lane's fact "matches_eager_with" (fuzz/backends/exir/
 emulate.py): the kernel semantics under which eager computes what the delegate did.
@@ -119,6 +121,12 @@ class XnnpackLane:
             if pipeline.is_unsupported(e):
                 report.skipped = f"unsupported: to_executorch: {str(e).strip()[:300]}"
                 report.counters["unsupported-skip"] += 1
+            elif unbounded := unbounded_size(ep, e):
+                # As on the EXIR lane (checks.pipeline_error): a size the program gives no
+                # finite bound cannot be planned; a skip only with that proof.
+                report.details["unbounded"] = unbounded
+                report.skipped = f"no finite upper bound: {unbounded[0]}: {str(e).strip()[:300]}"
+                report.counters["unsupported-skip"] += 1
             else:
                 self._crash(report, "to_executorch", e, device)
             return report
@@ -208,6 +216,12 @@ def lower_with_xnnpack(ep: torch.export.ExportedProgram, report: LaneReport) -> 
     if static := static_sizes(edge.exported_program().graph_module):
         report.details["static_sizes"] = {k: f"to_edge:{op}" for k, op in static.items()}
     return edge, lowered[-1]
+
+
+def unbounded_size(ep: torch.export.ExportedProgram, error: BaseException) -> list[str]:
+    """The ATen program's tensors of no finite upper bound, when `error` is the planner's
+    or the emitter's word for such a size (pipeline.is_bound_error); else []."""
+    return pipeline.unbounded_sizes(ep) if pipeline.is_bound_error(error) else []
 
 
 def note_specialized(program: torch.export.ExportedProgram, stage: str, report: LaneReport):

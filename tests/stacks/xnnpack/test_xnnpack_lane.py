@@ -12,6 +12,10 @@ corpus case.
 from __future__ import annotations
 
 import importlib
+import re
+
+import pytest
+import torch
 
 from fuzz.backends.registry import get_lane
 from fuzz.case import case_from_source
@@ -115,3 +119,52 @@ def test_the_plan_of_the_part_the_delegate_leaves_is_checked():
         fault.uninstall()
     overlaps = [d for d in report.divergences if d.kind == "xnnpack.overlap"]
     assert overlaps and all(d.stage == "memory-planning[greedy]" for d in overlaps)
+
+
+UNBOUNDED = """
+import torch
+
+
+def program(x):
+    return (torch.masked_select(x, x > 0),)
+
+
+def calls():
+    return [(INPUT(0, 3, 0),), (INPUT(2, 3, 1),)]
+
+
+LANES = ("xnnpack",)
+DIMS = {"x": {0: (0, 5), 1: (3, 4), 2: (0, 3)}}
+"""
+
+
+@pytest.mark.parametrize(
+    "make, error",
+    [("torch.randn", "does not fit in 64 bits"), ("torch.ones", "9223372036854775806")],
+    ids=["float-planner", "bool-emitter"],
+)
+def test_a_size_with_no_finite_bound_is_a_skip_with_its_proof(make, error):
+    """masked_select's size has no finite upper bound (torch gives it none): the planner
+    (float) or the emitter (bool: int_oo - 1 as an int32) refuses it at to_executorch.
+    As on the EXIR lane, a counted skip that names the tensor, not xnnpack.crash."""
+    cast = "" if make == "torch.randn" else ".bool()"
+    source = re.sub(r"INPUT(\(.*?\))", rf"{make}\1{cast}", UNBOUNDED)
+    report = _report(source, "unbounded")
+    assert report.divergences == []
+    assert report.skipped.startswith("no finite upper bound: masked_select"), report.skipped
+    assert error in report.skipped
+    assert report.details["unbounded"] and report.counters["unsupported-skip"] == 1
+
+
+def test_an_error_that_names_no_bound_is_not_that_skip():
+    """The skip needs both the error's words and the proof in the program."""
+    from fuzz.backends.exir import pipeline
+    from fuzz.backends.xnnpack.lane import unbounded_size
+
+    ep = pipeline.export_program(
+        lambda x: (torch.masked_select(x, x > 0),), (torch.randn(2),), {"x": {0: (1, 3)}}
+    )
+    assert unbounded_size(ep, ValueError("mem_offset 1 does not fit in 64 bits"))
+    assert unbounded_size(ep, RuntimeError("Missing out variants: {'aten::foo'}")) == []
+    bounded = pipeline.export_program(lambda x: (x * 2,), (torch.randn(2),), {"x": {0: (1, 3)}})
+    assert unbounded_size(bounded, ValueError("mem_offset 1 does not fit in 64 bits")) == []

@@ -108,23 +108,25 @@ def specialized(ep: torch.export.ExportedProgram) -> list[str]:
     return sorted(out, key=lambda s: (len(s), s))
 
 
+def shape_env(ep: torch.export.ExportedProgram) -> Any:
+    """The ShapeEnv of `ep`'s fake values (None for a program without symbolic sizes).
+    Copies of an ExportedProgram share it, and guards added while lowering land in it."""
+    from torch._guards import detect_fake_mode
+
+    values = [n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"]
+    mode = detect_fake_mode([v for v in values if isinstance(v, torch.Tensor)])
+    return getattr(mode, "shape_env", None)
+
+
 def specialized_by(ep: torch.export.ExportedProgram, symbols: Sequence[str]) -> dict[str, str]:
     """For specialized dims ("s77=3", from `specialized`), the frame of the stacks under
     test whose guard replaced the symbol, as "<package path>:<function>"
     ("executorch/exir/tensor.py:__lt__"): the ShapeEnv keeps it
     (`replacements_slocs`). Dims it holds no frame for are left out."""
-    shape_env = None
-    for node in ep.graph.nodes:
-        val = node.meta.get("val") if node.op == "placeholder" else None
-        for d in getattr(val, "shape", ()):
-            if isinstance(d, torch.SymInt):
-                shape_env = d.node.shape_env
-                break
-        if shape_env is not None:
-            break
-    if shape_env is None:
+    env = shape_env(ep)
+    if env is None:
         return {}
-    slocs = {str(k): v for k, v in shape_env.replacements_slocs.items()}
+    slocs = {str(k): v for k, v in env.replacements_slocs.items()}
     out = {}
     for sym in symbols:
         sloc = slocs.get(sym.partition("=")[0])
@@ -134,6 +136,23 @@ def specialized_by(ep: torch.export.ExportedProgram, symbols: Sequence[str]) -> 
             path = filename.replace("\\", "/").split("site-packages/")[-1]
             out[sym] = f"{path}:{frame.name}"
     return out
+
+
+def note_specialized(
+    ep: torch.export.ExportedProgram,
+    stage: str,
+    seen: dict[str, str],
+    seen_by: dict[str, str],
+) -> None:
+    """Record the dims of `ep`'s contract specialized by now (`specialized`) in `seen`,
+    each with the first stage it was seen after, and the frame that did it
+    (`specialized_by`) in `seen_by`: the details "specialized" and "specialized_by" of
+    every lane that lowers an exported program."""
+    symbols = specialized(ep)
+    for sym in symbols:
+        seen.setdefault(sym, stage)
+    for sym, where in specialized_by(ep, symbols).items():
+        seen_by.setdefault(sym, where)
 
 
 def announce_probe(ops: Sequence[str], probe: Any) -> None:

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from fuzz.backends.base import LaneReport
-from fuzz.divergence import Divergence, call_index
+from fuzz.divergence import Divergence, call_index, pattern_kinds
 from fuzz.observe import CallRecord, observe_call
 from fuzz.oracles.results import compare_results
 from fuzz.tensors import copy_args
@@ -118,16 +118,16 @@ def explained(
     got: CallRecord,
     stage: str,
     program: Callable[..., Any] | None = None,
-    lane: str = "exir",
 ) -> list[Divergence]:
     """`found` (the divergences of call `stage`, "call[2]") unchanged; when one is an
-    exir.runtime-result (`lane`.runtime-result: the XNNPACK lane's delegated kernels are
-    runtime kernels too), the emulations whose outputs equal the runtime's `got` on this
-    call go to report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`);
-    `program` (the case's) for the eager emulations. For an exir.edge-result (`got` is
-    the edge program's), the eager emulations only: the edge program runs ATen's kernels,
-    so a runtime kernel's semantics cannot explain it."""
-    kinds = {d.kind.replace(f"{lane}.", "exir.", 1) for d in found}
+    exir.runtime-result (or a kind of the same bugs, fuzz.divergence.pattern_kinds: the
+    XNNPACK lane's delegated kernels are runtime kernels too), the emulations whose
+    outputs equal the runtime's `got` on this call go to
+    report.details["explained_by_call"][2] (fuzz.facts: `matches_eager_with`); `program`
+    (the case's) for the eager emulations. For an exir.edge-result (`got` is the edge
+    program's), the eager emulations only: the edge program runs ATen's kernels, so a
+    runtime kernel's semantics cannot explain it."""
+    kinds = {kind for d in found for kind in pattern_kinds(d.kind)}
     if not kinds & {"exir.runtime-result", "exir.edge-result"}:
         return found
     ops = " ".join(report.details.get("ops") or ())

@@ -205,7 +205,7 @@ def lower_to_edge(
     # decompositions created pending there, and the next try's tracing then raises
     # PendingUnbackedSymbolNotFound (seen with to_edge_transform_and_lower and bincount).
     # Each try starts from the state the first one saw.
-    shape_env = _shape_env(ep)
+    shape_env = contract.shape_env(ep)
     pending = list(shape_env.pending_fresh_unbacked_symbols) if shape_env else []
     for _ in range(max_retries):
         if shape_env is not None:
@@ -230,15 +230,6 @@ def lower_to_edge(
             if remember:
                 _ALLOWED_NON_CORE.append(allowed)
     raise Unsupported(f"edge dialect: too many non-core operators {exceptions}")
-
-
-def _shape_env(ep: torch.export.ExportedProgram) -> Any:
-    """The ShapeEnv of `ep`'s fake values (None for a program without symbolic sizes)."""
-    from torch._guards import detect_fake_mode
-
-    values = [n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"]
-    mode = detect_fake_mode([v for v in values if isinstance(v, torch.Tensor)])
-    return getattr(mode, "shape_env", None)
 
 
 class SpecProbe(PassBase):
@@ -335,11 +326,7 @@ class ExirBuild:
     static_sizes: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def note_specialized(self, stage: str, program: Any = None) -> None:
-        symbols = contract.specialized(self.ep)
-        for sym in symbols:
-            self.specialized.setdefault(sym, stage)
-        for sym, where in contract.specialized_by(self.ep, symbols).items():
-            self.specialized_by.setdefault(sym, where)
+        contract.note_specialized(self.ep, stage, self.specialized, self.specialized_by)
         if program is not None:
             for size, op in static_sizes(program.graph_module).items():
                 self.static_sizes.setdefault(size, f"{stage}:{op}")

@@ -179,9 +179,7 @@ class XnnpackLane:
             stage = f"call[{i}]"
             found = compare_results(self.name, expected, got, stage, device, check_inputs=True)
             # what a wrong result equals (fuzz.facts "matches_eager_with"), as on EXIR
-            report.divergences.extend(
-                explained(found, report, ep, args, got, stage, lane="xnnpack")
-            )
+            report.divergences.extend(explained(found, report, ep, args, got, stage))
 
     @staticmethod
     def _crash(report: LaneReport, stage: str, e: BaseException, device: str) -> None:
@@ -225,16 +223,13 @@ def unbounded_size(ep: torch.export.ExportedProgram, error: BaseException) -> li
 
 
 def note_specialized(program: torch.export.ExportedProgram, stage: str, report: LaneReport):
-    """Dims of `program`'s contract made static by now, first seen at `stage`, and the
-    frame whose guard did it (details "specialized", "specialized_by"), as on EXIR."""
-    specialized = contract.specialized(program)
-    if not specialized:
-        return
-    seen = report.details.setdefault("specialized", {})
-    for sym in specialized:
-        seen.setdefault(sym, stage)
-    if by := contract.specialized_by(program, specialized):
-        report.details.setdefault("specialized_by", {}).update(by)
+    """contract.note_specialized into details "specialized" and "specialized_by", as on
+    EXIR; neither detail is written while no dim was specialized."""
+    seen, by = report.details.get("specialized", {}), report.details.get("specialized_by", {})
+    contract.note_specialized(program, stage, seen, by)
+    for key, value in (("specialized", seen), ("specialized_by", by)):
+        if value:
+            report.details[key] = value
 
 
 def lowering_stage(e: BaseException) -> str:

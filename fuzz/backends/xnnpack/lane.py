@@ -155,15 +155,15 @@ class XnnpackLane:
             self._crash(report, "runtime-load", e, device)
             return report
         try:
-            self._calls(ep, et.exported_program(), loaded, host, fed, eager, device, report)
+            self._calls(case, ep, et.exported_program(), loaded, (host, fed, eager), device, report)
         finally:
             loaded.close()
         report.timings["runtime"] += time.perf_counter() - t
         return report
 
-    def _calls(self, ep, et_program, loaded, host, fed, eager, device, report) -> None:
+    def _calls(self, case, ep, et_program, loaded, inputs, device, report) -> None:
         """Each call inside the contract on the delegated program, against eager."""
-        for i, (args, copies, expected) in enumerate(zip(host, fed, eager)):
+        for i, (args, copies, expected) in enumerate(zip(*inputs)):
             why = contract.outside_contract(ep, args) or contract.aliased_mutation(
                 et_program, args, expected
             )
@@ -178,8 +178,9 @@ class XnnpackLane:
                 continue
             stage = f"call[{i}]"
             found = compare_results(self.name, expected, got, stage, device, check_inputs=True)
-            # what a wrong result equals (fuzz.facts "matches_eager_with"), as on EXIR
-            report.divergences.extend(explained(found, report, ep, args, got, stage))
+            # what a wrong result equals (fuzz.facts "matches_eager_with"), as on EXIR: the
+            # case's program for the eager emulations (an eval dropout that copies)
+            report.divergences.extend(explained(found, report, ep, args, got, stage, case.program))
 
     @staticmethod
     def _crash(report: LaneReport, stage: str, e: BaseException, device: str) -> None:

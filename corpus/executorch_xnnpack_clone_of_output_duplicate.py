@@ -33,13 +33,20 @@ EXPECT = ("xnnpack.crash",)
 VERSIONS = {"torch": "2.13.0", "executorch": "1.5.1"}  # the stack EXPECT was registered on
 # What identifies it (fuzz/known.py): the preprocess check's words, in a program with a
 # clone (the check also guards real pass-through inputs, pytorch/executorch#19152, whose
-# program lowers on 1.5.1).
+# program lowers on 1.5.1), or with an eval-mode dropout, which the edge program
+# decomposes into the same clone (variants/.../dropout_eval.py).
 MATCHES = (
     {
         "kind": "xnnpack.crash",
         "stage": "to_edge_transform_and_lower",
         "details": r"Output node '\w+' is already in the inputs",
         "facts": {"ops": "aten.clone.default"},
+    },
+    {
+        "kind": "xnnpack.crash",
+        "stage": "to_edge_transform_and_lower",
+        "details": r"Output node '\w+' is already in the inputs",
+        "facts": {"ops": "aten.dropout.default"},
     },
 )
 # Searched the issue index for "XNNPACK is already in the inputs pass through arguments"

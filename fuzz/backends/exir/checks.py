@@ -185,14 +185,11 @@ class LaneRun:
         proof: a tensor of the ATen program with a size of no finite upper bound under
         the ranges it declares (details["unbounded"]). Anything else is exir.crash."""
         error, report = self.b.error, self.report
-        if pipeline.is_bound_error(error):
-            if any(d.kind == "exir.bound-loss" for d in report.divergences):
-                return
-            report.details["unbounded"] = proof = pipeline.unbounded_sizes(self.b.ep)
-            if proof:
-                report.skipped = f"no finite upper bound: {proof[0]}: {str(error).strip()[:300]}"
-                report.counters["unsupported-skip"] += 1
-                return
+        lost = any(d.kind == "exir.bound-loss" for d in report.divergences)
+        if pipeline.is_bound_error(error) and lost:
+            return
+        if pipeline.skip_unbounded(report, self.b.ep, error):
+            return
         what = pipeline.stage_error_text(error)
         self._file([Divergence("exir.crash", "to_executorch", what, self.device, {"error": what})])
 

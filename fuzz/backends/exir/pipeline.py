@@ -298,6 +298,20 @@ def is_bound_error(error: BaseException) -> bool:
     return any(m in text for m in _BOUND_ERRORS) or _near_int_oo(text)
 
 
+def skip_unbounded(report: Any, ep: torch.export.ExportedProgram, error: BaseException) -> bool:
+    """When `error` names a missing bound (`is_bound_error`), record the proof a skip
+    needs, the ATen program's tensors of no finite upper bound under its declared
+    ranges (details["unbounded"]); with a proof, make the lane report a counted skip and
+    say True. The EXIR and XNNPACK lanes' `to_executorch` share it."""
+    if not is_bound_error(error):
+        return False
+    report.details["unbounded"] = proof = unbounded_sizes(ep)
+    if proof:
+        report.skipped = f"no finite upper bound: {proof[0]}: {str(error).strip()[:300]}"
+        report.counters["unsupported-skip"] += 1
+    return bool(proof)
+
+
 # ---------------------------------------------------------------------------------------
 # One build
 

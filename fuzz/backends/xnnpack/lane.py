@@ -80,7 +80,7 @@ class XnnpackLane:
     ) -> LaneReport:
         report = LaneReport(self.name, device)
         inputs = lane_inputs(case, calls, reference, report)
-        host, fed, eager = inputs.host, inputs.fed, inputs.eager
+        host, eager = inputs.host, inputs.eager
         dims, example = inputs.dims, inputs.example
 
         t = time.perf_counter()
@@ -121,13 +121,9 @@ class XnnpackLane:
             if pipeline.is_unsupported(e):
                 report.skipped = f"unsupported: to_executorch: {str(e).strip()[:300]}"
                 report.counters["unsupported-skip"] += 1
-            elif unbounded := unbounded_size(ep, e):
-                # As on the EXIR lane (checks.pipeline_error): a size the program gives no
-                # finite bound cannot be planned; a skip only with that proof.
-                report.details["unbounded"] = unbounded
-                report.skipped = f"no finite upper bound: {unbounded[0]}: {str(e).strip()[:300]}"
-                report.counters["unsupported-skip"] += 1
-            else:
+            # a size the program gives no finite bound cannot be planned: a skip only
+            # with that proof, as on the EXIR lane
+            elif not pipeline.skip_unbounded(report, ep, e):
                 self._crash(report, "to_executorch", e, device)
             return report
         report.timings["to_executorch"] += time.perf_counter() - t
@@ -155,15 +151,17 @@ class XnnpackLane:
             self._crash(report, "runtime-load", e, device)
             return report
         try:
-            self._calls(case, ep, et.exported_program(), loaded, (host, fed, eager), device, report)
+            self._calls(case, ep, et.exported_program(), loaded, inputs, device, report)
         finally:
             loaded.close()
         report.timings["runtime"] += time.perf_counter() - t
         return report
 
     def _calls(self, case, ep, et_program, loaded, inputs, device, report) -> None:
-        """Each call inside the contract on the delegated program, against eager."""
-        for i, (args, copies, expected) in enumerate(zip(*inputs)):
+        """Each call inside the contract on the delegated program, against eager
+        (`inputs`: the lane's LaneInputs)."""
+        calls = zip(inputs.host, inputs.fed, inputs.eager)
+        for i, (args, copies, expected) in enumerate(calls):
             why = contract.outside_contract(ep, args) or contract.aliased_mutation(
                 et_program, args, expected
             )
@@ -215,12 +213,6 @@ def lower_with_xnnpack(ep: torch.export.ExportedProgram, report: LaneReport) -> 
     if static := static_sizes(edge.exported_program().graph_module):
         report.details["static_sizes"] = {k: f"to_edge:{op}" for k, op in static.items()}
     return edge, lowered[-1]
-
-
-def unbounded_size(ep: torch.export.ExportedProgram, error: BaseException) -> list[str]:
-    """The ATen program's tensors of no finite upper bound, when `error` is the planner's
-    or the emitter's word for such a size (pipeline.is_bound_error); else []."""
-    return pipeline.unbounded_sizes(ep) if pipeline.is_bound_error(error) else []
 
 
 def note_specialized(program: torch.export.ExportedProgram, stage: str, report: LaneReport):

@@ -158,13 +158,21 @@ def test_a_size_with_no_finite_bound_is_a_skip_with_its_proof(make, error):
 
 def test_an_error_that_names_no_bound_is_not_that_skip():
     """The skip needs both the error's words and the proof in the program."""
+    from fuzz.backends.base import LaneReport
     from fuzz.backends.exir import pipeline
-    from fuzz.backends.xnnpack.lane import unbounded_size
+
+    def skipped(ep, error):
+        report = LaneReport("xnnpack", "cpu")
+        return pipeline.skip_unbounded(report, ep, error), report
 
     ep = pipeline.export_program(
         lambda x: (torch.masked_select(x, x > 0),), (torch.randn(2),), {"x": {0: (1, 3)}}
     )
-    assert unbounded_size(ep, ValueError("mem_offset 1 does not fit in 64 bits"))
-    assert unbounded_size(ep, RuntimeError("Missing out variants: {'aten::foo'}")) == []
+    bound_error = ValueError("mem_offset 1 does not fit in 64 bits")
+    ok, report = skipped(ep, bound_error)
+    assert ok and report.skipped.startswith("no finite upper bound: masked_select")
+    ok, report = skipped(ep, RuntimeError("Missing out variants: {'aten::foo'}"))
+    assert not ok and report.skipped is None and "unbounded" not in report.details
     bounded = pipeline.export_program(lambda x: (x * 2,), (torch.randn(2),), {"x": {0: (1, 3)}})
-    assert unbounded_size(bounded, ValueError("mem_offset 1 does not fit in 64 bits")) == []
+    ok, report = skipped(bounded, bound_error)
+    assert not ok and report.skipped is None and report.details["unbounded"] == []
